@@ -1,0 +1,67 @@
+using System;
+using System.IO;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf;
+
+/// <summary>
+/// The one exception KafkaProtobuf throws for bad record data: malformed Schema Registry framing, or a payload the
+/// Protobuf parser rejects. It says what was wrong (<see cref="ErrorCode"/>), where (<see cref="Offset"/> in
+/// <see cref="Location"/>), in which component and topic, and under which schema identifier when that was read.
+/// </summary>
+/// <remarks>
+/// It derives from <see cref="IOException"/>, like Google.Protobuf's own
+/// <see cref="Google.Protobuf.InvalidProtocolBufferException"/>, which is the <see cref="Exception.InnerException"/>
+/// for <see cref="FrameErrorCode.InvalidPayload"/>. Inside a Confluent.Kafka consumer it arrives wrapped in a
+/// <c>ConsumeException</c> whose <c>ConsumerRecord</c> holds the raw key, value and headers.
+/// The message never includes record bytes.
+/// </remarks>
+public sealed class InvalidFrameException : IOException
+{
+    /// <summary>Creates the exception for an error found while reading a record component.</summary>
+    /// <param name="error">What was wrong and where.</param>
+    /// <param name="component">The component that was read (key or value).</param>
+    /// <param name="topic">The record's topic, when known.</param>
+    /// <param name="innerException">The parser's exception for <see cref="FrameErrorCode.InvalidPayload"/>, otherwise <see langword="null"/>.</param>
+    public InvalidFrameException(FrameError error, MessageComponentType component, string? topic, Exception? innerException)
+        : base(BuildMessage(error, component, topic, innerException), innerException)
+    {
+        Error = error;
+        Component = component;
+        Topic = topic;
+    }
+
+    /// <summary>The error as a value (code, offset, location, schema identifier).</summary>
+    public FrameError Error { get; }
+
+    /// <summary>What was wrong.</summary>
+    public FrameErrorCode ErrorCode => Error.Code;
+
+    /// <summary>The byte offset at which the fault was found, counted in the bytes <see cref="Location"/> names.</summary>
+    public int Offset => Error.Offset;
+
+    /// <summary>Whether the fault is in the record's data or in its schema-id header value.</summary>
+    public FrameErrorLocation Location => Error.Location;
+
+    /// <summary>The schema identifier, when it was read before the fault; <see cref="SchemaIdKind.None"/> otherwise.</summary>
+    public SchemaIdentifier SchemaId => Error.SchemaId;
+
+    /// <summary>The component that was read: key or value (0 when the caller gave no serialization context).</summary>
+    public MessageComponentType Component { get; }
+
+    /// <summary>The record's topic, when the caller's serialization context named one.</summary>
+    public string? Topic { get; }
+
+    private static string BuildMessage(FrameError error, MessageComponentType component, string? topic, Exception? inner)
+    {
+        string what = component switch
+        {
+            MessageComponentType.Key => "key",
+            MessageComponentType.Value => "value",
+            _ => "record",
+        };
+        string of = string.IsNullOrEmpty(topic) ? string.Empty : " of topic '" + topic + "'";
+        string cause = inner is null ? string.Empty : ": " + inner.Message;
+        return "Cannot deserialize the " + what + of + " [" + error.Code + "]: " + error.Describe() + cause;
+    }
+}

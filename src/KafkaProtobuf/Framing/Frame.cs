@@ -1,0 +1,34 @@
+using System;
+
+namespace KafkaProtobuf;
+
+/// <summary>
+/// A record's key or value as Schema Registry framing describes it: the writer's schema identifier, where it was
+/// found, the message-index path and the Protobuf payload. A view over the caller's bytes; nothing is copied.
+/// </summary>
+public readonly ref struct Frame
+{
+    internal Frame(SchemaIdentifier schemaId, SchemaIdPlacement placement, MessageIndexPath messageIndexes, ReadOnlySpan<byte> payload, int payloadOffset)
+    {
+        SchemaId = schemaId;
+        SchemaIdPlacement = placement;
+        MessageIndexes = messageIndexes;
+        Payload = payload;
+        PayloadOffset = payloadOffset;
+    }
+
+    /// <summary>The writer's schema id or GUID.</summary>
+    public SchemaIdentifier SchemaId { get; }
+
+    /// <summary>Whether the schema identifier and path came from the record's prefix or from its schema-id header.</summary>
+    public SchemaIdPlacement SchemaIdPlacement { get; }
+
+    /// <summary>The message-index path: which message type of the writer's .proto file the payload is.</summary>
+    public MessageIndexPath MessageIndexes { get; }
+
+    /// <summary>The Protobuf payload: a slice of the record's data, possibly empty (an all-default message).</summary>
+    public ReadOnlySpan<byte> Payload { get; }
+
+    /// <summary>Where <see cref="Payload"/> starts in the record's data: the prefix length, or 0 when the schema id was in a header.</summary>
+    public int PayloadOffset { get; }
+}

@@ -1,0 +1,176 @@
+using System;
+using System.Text;
+
+namespace KafkaProtobuf;
+
+/// <summary>
+/// The message-index path of a record: which message type of the writer's .proto file the payload is. <c>[0]</c> is
+/// the first top-level message, <c>[1, 0]</c> the first type nested in the second top-level message (map fields
+/// declare hidden nested entry types, which count). A view over the record's bytes, validated when the frame was read:
+/// enumerating it allocates nothing.
+/// </summary>
+/// <remarks>
+/// <c>default(MessageIndexPath)</c> is <c>[0]</c>, like the one-byte <c>00</c> encoding of it.
+/// </remarks>
+public readonly ref struct MessageIndexPath
+{
+    // The index varints after the count; empty when the path was written as the single byte 00 (count 0 = [0]).
+    private readonly ReadOnlySpan<byte> _encodedIndexes;
+    private readonly int _count;
+    private readonly MessageIndexEncoding _encoding;
+
+    internal MessageIndexPath(ReadOnlySpan<byte> encodedIndexes, int count, MessageIndexEncoding encoding)
+    {
+        _encodedIndexes = encodedIndexes;
+        _count = count;
+        _encoding = encoding;
+    }
+
+    /// <summary>The number of indexes: the nesting depth of the message type, at least 1.</summary>
+    public int Count => _count == 0 ? 1 : _count;
+
+    /// <summary>
+    /// <see langword="true"/> when the path is <c>[0]</c>, the first top-level message type of the writer's file,
+    /// whether it was written as the one byte <c>00</c> or in the long form (<c>02 00</c>).
+    /// </summary>
+    public bool IsFirstMessageType => _count == 0 || (_count == 1 && this[0] == 0);
+
+    /// <summary>Whether the path was written in the one-byte form <c>00</c> that Confluent's serializers use for <c>[0]</c>.</summary>
+    public bool IsShortForm => _count == 0;
+
+    /// <summary>The index at <paramref name="position"/> (0 is the top-level message's index). Costs O(<paramref name="position"/>).</summary>
+    /// <param name="position">The depth, from 0 to <see cref="Count"/> - 1.</param>
+    /// <returns>The index at that depth.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="position"/> is negative or not less than <see cref="Count"/>.</exception>
+    public int this[int position]
+    {
+        get
+        {
+            if ((uint)position >= (uint)Count)
+            {
+                ThrowHelper.ThrowArgumentOutOfRange(nameof(position), "The position must be at least 0 and less than Count.");
+            }
+
+            Enumerator e = GetEnumerator();
+            for (int i = 0; i <= position; i++)
+            {
+                e.MoveNext();
+            }
+
+            return e.Current;
+        }
+    }
+
+    /// <summary>Returns an allocation-free enumerator over the indexes, top level first.</summary>
+    /// <returns>The enumerator.</returns>
+    public Enumerator GetEnumerator() => new(_encodedIndexes, _count, _encoding);
+
+    /// <summary>Copies the indexes into <paramref name="destination"/>.</summary>
+    /// <param name="destination">Where to copy; must hold at least <see cref="Count"/> elements.</param>
+    /// <returns>The number of indexes copied (<see cref="Count"/>).</returns>
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is shorter than <see cref="Count"/>.</exception>
+    public int CopyTo(Span<int> destination)
+    {
+        if (destination.Length < Count)
+        {
+            throw new ArgumentException("The destination is shorter than the path.", nameof(destination));
+        }
+
+        int i = 0;
+        foreach (int index in this)
+        {
+            destination[i++] = index;
+        }
+
+        return i;
+    }
+
+    /// <summary>Copies the indexes into a new array (allocates; for logging and tests).</summary>
+    /// <returns>The indexes, top level first.</returns>
+    public int[] ToArray()
+    {
+        int[] result = new int[Count];
+        CopyTo(result);
+        return result;
+    }
+
+    /// <summary>Compares the path with <paramref name="indexes"/> without allocating.</summary>
+    /// <param name="indexes">The expected indexes, top level first.</param>
+    /// <returns><see langword="true"/> when both have the same indexes in the same order.</returns>
+    public bool SequenceEqual(ReadOnlySpan<int> indexes)
+    {
+        if (indexes.Length != Count)
+        {
+            return false;
+        }
+
+        int i = 0;
+        foreach (int index in this)
+        {
+            if (indexes[i++] != index)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>Formats the path as <c>[1, 2, 0]</c>.</summary>
+    /// <returns>The formatted path.</returns>
+    public override string ToString()
+    {
+        var builder = new StringBuilder("[");
+        bool first = true;
+        foreach (int index in this)
+        {
+            if (!first)
+            {
+                builder.Append(", ");
+            }
+
+            builder.Append(index);
+            first = false;
+        }
+
+        return builder.Append(']').ToString();
+    }
+
+    /// <summary>Enumerates a <see cref="MessageIndexPath"/> without allocating.</summary>
+    public ref struct Enumerator
+    {
+        private readonly ReadOnlySpan<byte> _encodedIndexes;
+        private readonly int _count;
+        private readonly MessageIndexEncoding _encoding;
+        private int _position;
+        private int _returned;
+
+        internal Enumerator(ReadOnlySpan<byte> encodedIndexes, int count, MessageIndexEncoding encoding)
+        {
+            _encodedIndexes = encodedIndexes;
+            _count = count == 0 ? 1 : count;
+            _encoding = encoding;
+            _position = 0;
+            _returned = 0;
+            Current = 0;
+        }
+
+        /// <summary>The index at the enumerator's position.</summary>
+        public int Current { get; private set; }
+
+        /// <summary>Advances to the next index.</summary>
+        /// <returns><see langword="false"/> after the last index.</returns>
+        public bool MoveNext()
+        {
+            if (_returned == _count)
+            {
+                return false;
+            }
+
+            // The short form 00 has no index bytes: its only index is 0.
+            Current = _encodedIndexes.IsEmpty ? 0 : Varint.Decode(Varint.ReadValidated(_encodedIndexes, ref _position), _encoding);
+            _returned++;
+            return true;
+        }
+    }
+}
