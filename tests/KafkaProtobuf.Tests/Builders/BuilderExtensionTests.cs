@@ -1,0 +1,138 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Confluent.Kafka;
+using KafkaProtobuf.Tests.Support;
+using Vectors.Telemetry.V1;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Builders;
+
+public class BuilderExtensionTests
+{
+    private static readonly ConsumerConfig AnyConsumer = new() { BootstrapServers = "127.0.0.1:9", GroupId = "g" };
+    private static readonly ProducerConfig AnyProducer = new() { BootstrapServers = "127.0.0.1:9" };
+
+    // Confluent.Kafka keeps the configured (de)serializers in protected properties; these subclasses read them.
+    private sealed class InspectableConsumerBuilder<TKey, TValue>(ConsumerConfig config) : ConsumerBuilder<TKey, TValue>(config)
+    {
+        public IDeserializer<TKey> Keys => KeyDeserializer;
+
+        public IDeserializer<TValue> Values => ValueDeserializer;
+    }
+
+    private sealed class InspectableProducerBuilder<TKey, TValue>(ProducerConfig config) : ProducerBuilder<TKey, TValue>(config)
+    {
+        public ISerializer<TKey> Keys => KeySerializer;
+
+        public ISerializer<TValue> Values => ValueSerializer;
+    }
+
+    [Fact]
+    public void SetProtobufValueDeserializer_InstallsOurDeserializerWithTheOptions()
+    {
+        var builder = new InspectableConsumerBuilder<string, Device>(AnyConsumer);
+        ConsumerBuilder<string, Device> returned = builder.SetProtobufValueDeserializer(
+            new FramedDeserializerOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.PrefixOnly });
+
+        Assert.Same(builder, returned);
+        FramedProtobufDeserializer<Device> deserializer = Assert.IsType<FramedProtobufDeserializer<Device>>(builder.Values);
+        Assert.Equal(MessageIndexEncoding.LegacyUnsigned, deserializer.FrameReader.MessageIndexEncoding);
+        Assert.Equal(SchemaIdLookup.PrefixOnly, deserializer.FrameReader.SchemaIdLookup);
+        Assert.Null(builder.Keys);
+    }
+
+    [Fact]
+    public void SetProtobufKeyDeserializer_InstallsOurDeserializerForKeys()
+    {
+        var builder = new InspectableConsumerBuilder<Reading, Device>(AnyConsumer);
+        builder.SetProtobufKeyDeserializer().SetProtobufValueDeserializer();
+
+        Assert.IsType<FramedProtobufDeserializer<Reading>>(builder.Keys);
+        Assert.IsType<FramedProtobufDeserializer<Device>>(builder.Values);
+        Assert.Same(FrameReader.Default, ((FramedProtobufDeserializer<Reading>)builder.Keys).FrameReader);
+    }
+
+    [Fact]
+    public void SettingTheValueDeserializerTwice_IsConfluentsError()
+    {
+        var builder = new ConsumerBuilder<string, Device>(AnyConsumer).SetProtobufValueDeserializer();
+        Assert.Throws<InvalidOperationException>(() => builder.SetProtobufValueDeserializer());
+    }
+
+    [Fact]
+    public void SetProtobufSerializers_InstallOurSerializersWithTheOptions()
+    {
+        var builder = new InspectableProducerBuilder<Reading, Device>(AnyProducer);
+        builder
+            .SetProtobufKeySerializer(SchemaIdentifier.FromId(1))
+            .SetProtobufValueSerializer(SchemaIdentifier.FromId(2), new FramedSerializerOptions { SchemaIdPlacement = SchemaIdPlacement.Header });
+
+        FramedProtobufSerializer<Reading> keys = Assert.IsType<FramedProtobufSerializer<Reading>>(builder.Keys);
+        FramedProtobufSerializer<Device> values = Assert.IsType<FramedProtobufSerializer<Device>>(builder.Values);
+        Assert.Equal(SchemaIdentifier.FromId(1), keys.SchemaId);
+        Assert.Equal(SchemaIdPlacement.Prefix, keys.SchemaIdPlacement);
+        Assert.Equal(SchemaIdentifier.FromId(2), values.SchemaId);
+        Assert.Equal(SchemaIdPlacement.Header, values.SchemaIdPlacement);
+    }
+
+    [Fact]
+    public void NullBuilder_IsRejected() =>
+        Assert.Throws<ArgumentNullException>(() => ConsumerBuilderExtensions.SetProtobufValueDeserializer<string, Device>(null!));
+
+    [Fact]
+    public void ProducerAndConsumerBuiltWithTheExtensions_RoundTripThroughTheEmbeddedBroker()
+    {
+        using var cluster = new MockCluster();
+        string topic = "builders-" + Guid.NewGuid().ToString("N");
+        var sent = new List<(Reading Key, Device? Value)>
+        {
+            (new Reading { SensorId = "k1" }, new Device { Id = "dev-1", Labels = { ["site"] = "a" } }),
+            (new Reading { SensorId = "k2" }, null), // tombstone
+            (new Reading { SensorId = "k3" }, new Device { Id = "dev-3", Location = new() { Lat = 1.5, Lon = -2 } }),
+        };
+
+        using (IProducer<Reading, Device> producer = new ProducerBuilder<Reading, Device>(cluster.ProducerConfig())
+            .SetProtobufKeySerializer(SchemaIdentifier.FromId(11))
+            .SetProtobufValueSerializer(SchemaIdentifier.FromGuid(Guid.NewGuid()), new FramedSerializerOptions { SchemaIdPlacement = SchemaIdPlacement.Header })
+            .Build())
+        {
+            foreach ((Reading key, Device? value) in sent)
+            {
+                producer.Produce(topic, new Message<Reading, Device> { Key = key, Value = value! });
+            }
+
+            Assert.Equal(0, producer.Flush(TimeSpan.FromSeconds(30)));
+        }
+
+        using IConsumer<Reading, Device> consumer = new ConsumerBuilder<Reading, Device>(cluster.ConsumerConfig())
+            .SetProtobufKeyDeserializer()
+            .SetProtobufValueDeserializer()
+            .Build();
+        consumer.Assign(cluster.Partitions(topic).Select(p => new TopicPartitionOffset(topic, p, Offset.Beginning)));
+
+        var received = new List<(Reading Key, Device? Value, Headers Headers)>();
+        DateTime deadline = DateTime.UtcNow.AddSeconds(30);
+        while (received.Count < sent.Count && DateTime.UtcNow < deadline)
+        {
+            ConsumeResult<Reading, Device>? result = consumer.Consume(TimeSpan.FromMilliseconds(200));
+            if (result is not null)
+            {
+                received.Add((result.Message.Key, result.Message.Value, result.Message.Headers));
+            }
+        }
+
+        // Keys spread over the topic's partitions, so compare by key rather than by arrival order.
+        Assert.Equal(sent.Count, received.Count);
+        var byKey = received.ToDictionary(r => r.Key.SensorId);
+        foreach ((Reading key, Device? value) in sent)
+        {
+            Assert.Equal(key, byKey[key.SensorId].Key);
+            Assert.Equal(value, byKey[key.SensorId].Value);
+        }
+
+        Headers headers = byKey["k1"].Headers;
+        Assert.True(headers.TryGetLastBytes(SchemaIdHeaderNames.Value, out _)); // values: header placement
+        Assert.False(headers.TryGetLastBytes(SchemaIdHeaderNames.Key, out _)); // keys: prefix placement
+    }
+}
