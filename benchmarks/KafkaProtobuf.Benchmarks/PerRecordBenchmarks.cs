@@ -49,6 +49,6 @@ public class PerRecordBenchmarks
 
 #if CONFLUENT
     [Benchmark(Description = "Confluent 2.15 sync-over-async")]
-    public AddressBook.AddressBook Confluent() => _confluent.Deserialize(_frame, isNull: false, _context);
+    public AddressBook.AddressBook ConfluentSyncOverAsync() => _confluent.Deserialize(_frame, isNull: false, _context);
 #endif
 }

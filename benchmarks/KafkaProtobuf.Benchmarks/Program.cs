@@ -1,8 +1,26 @@
+using System;
+using System.Linq;
 using BenchmarkDotNet.Running;
 
 namespace KafkaProtobuf.Benchmarks;
 
 public static class Program
 {
-    public static void Main(string[] args) => BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+    public static void Main(string[] args)
+    {
+#if CONFLUENT
+        // BenchmarkDotNet rebuilds this project in a child process; MSBuild reads environment variables as properties,
+        // so this keeps the Confluent benchmarks compiled in there too.
+        Environment.SetEnvironmentVariable("CompareWithConfluent", "true");
+#endif
+        switch (args.FirstOrDefault())
+        {
+            case "latency":
+                Tools.LatencyProbe.Run(args);
+                break;
+            default:
+                BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+                break;
+        }
+    }
 }
