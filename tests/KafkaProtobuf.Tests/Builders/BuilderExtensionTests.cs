@@ -2,7 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using Confluent.Kafka;
-using KafkaProtobuf.Tests.Support;
+using KafkaProtobuf.Testing;
 using Vectors.Telemetry.V1;
 using Xunit;
 
@@ -83,8 +83,9 @@ public class BuilderExtensionTests
     [Fact]
     public void ProducerAndConsumerBuiltWithTheExtensions_RoundTripThroughTheEmbeddedBroker()
     {
-        using var cluster = new MockCluster();
-        string topic = "builders-" + Guid.NewGuid().ToString("N");
+        using var cluster = EmbeddedKafkaCluster.Start(1);
+        string topic = "builders";
+        cluster.CreateTopic(topic, 3);
         var sent = new List<(Reading Key, Device? Value)>
         {
             (new Reading { SensorId = "k1" }, new Device { Id = "dev-1", Labels = { ["site"] = "a" } }),
@@ -92,7 +93,7 @@ public class BuilderExtensionTests
             (new Reading { SensorId = "k3" }, new Device { Id = "dev-3", Location = new() { Lat = 1.5, Lon = -2 } }),
         };
 
-        using (IProducer<Reading, Device> producer = new ProducerBuilder<Reading, Device>(cluster.ProducerConfig())
+        using (IProducer<Reading, Device> producer = new ProducerBuilder<Reading, Device>(cluster.CreateProducerConfig())
             .SetProtobufKeySerializer(SchemaIdentifier.FromId(11))
             .SetProtobufValueSerializer(SchemaIdentifier.FromGuid(Guid.NewGuid()), new FramedSerializerOptions { SchemaIdPlacement = SchemaIdPlacement.Header })
             .Build())
@@ -105,11 +106,11 @@ public class BuilderExtensionTests
             Assert.Equal(0, producer.Flush(TimeSpan.FromSeconds(30)));
         }
 
-        using IConsumer<Reading, Device> consumer = new ConsumerBuilder<Reading, Device>(cluster.ConsumerConfig())
+        using IConsumer<Reading, Device> consumer = new ConsumerBuilder<Reading, Device>(cluster.CreateConsumerConfig())
             .SetProtobufKeyDeserializer()
             .SetProtobufValueDeserializer()
             .Build();
-        consumer.Assign(cluster.Partitions(topic).Select(p => new TopicPartitionOffset(topic, p, Offset.Beginning)));
+        consumer.Assign(Enumerable.Range(0, 3).Select(p => new TopicPartitionOffset(topic, p, Offset.Beginning)));
 
         var received = new List<(Reading Key, Device? Value, Headers Headers)>();
         DateTime deadline = DateTime.UtcNow.AddSeconds(30);

@@ -1,0 +1,174 @@
+using System;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Testing;
+
+/// <summary>
+/// A Kafka cluster inside the current process: librdkafka's mock cluster, which speaks the Kafka protocol on
+/// 127.0.0.1 ports of its own. Point any Confluent.Kafka producer, consumer or admin client at
+/// <see cref="BootstrapServers"/>. Start several in one process if you like; dispose each when done (dispose the
+/// clients connected to it first).
+/// </summary>
+/// <remarks>
+/// <para>
+/// It is a test double, not a broker: no persistence, no security, no transactions across restarts, and admin
+/// <c>CreateTopics</c> is not supported by the mock (use <see cref="CreateTopic"/>); topics a client asks for by
+/// name are created on the fly with 4 partitions. Consumer-group joins work but take a few seconds; assigning partitions
+/// directly avoids the wait.
+/// </para>
+/// <para>
+/// Producers that must not lose or reorder records under the mock's simulated behaviour should use
+/// <see cref="CreateProducerConfig"/> (acks=all, idempotence), which is what the end-to-end tests use.
+/// </para>
+/// </remarks>
+public sealed class EmbeddedKafkaCluster : IDisposable
+{
+    private const int ErrorBufferSize = 512;
+
+    private readonly MockClusterHandle _handle;
+
+    private EmbeddedKafkaCluster(MockClusterHandle handle, int brokerCount)
+    {
+        _handle = handle;
+        BrokerCount = brokerCount;
+        BootstrapServers = Marshal.PtrToStringUTF8(LibRdKafka.MockClusterBootstraps(handle.DangerousGetHandle()))
+            ?? throw new InvalidOperationException("librdkafka's mock cluster reported no bootstrap servers.");
+    }
+
+    /// <summary>The brokers' addresses, e.g. <c>127.0.0.1:40123,127.0.0.1:40125,127.0.0.1:40127</c>.</summary>
+    public string BootstrapServers { get; }
+
+    /// <summary>How many brokers the cluster has.</summary>
+    public int BrokerCount { get; }
+
+    /// <summary>Starts a cluster with three brokers.</summary>
+    /// <returns>The running cluster.</returns>
+    public static EmbeddedKafkaCluster Start() => Start(3);
+
+    /// <summary>Starts a cluster with <paramref name="brokerCount"/> brokers.</summary>
+    /// <param name="brokerCount">How many brokers, at least 1.</param>
+    /// <returns>The running cluster.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="brokerCount"/> is less than 1.</exception>
+    /// <exception cref="InvalidOperationException">librdkafka could not create the cluster.</exception>
+    public static EmbeddedKafkaCluster Start(int brokerCount)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(brokerCount, 1);
+        return new EmbeddedKafkaCluster(MockClusterHandle.Create(brokerCount), brokerCount);
+    }
+
+    /// <summary>Creates a topic with the given number of partitions.</summary>
+    /// <param name="name">The topic name.</param>
+    /// <param name="partitions">How many partitions, at least 1.</param>
+    /// <exception cref="ArgumentException"><paramref name="name"/> is null or empty.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="partitions"/> is less than 1.</exception>
+    /// <exception cref="KafkaException">The mock refused, e.g. the topic already exists.</exception>
+    /// <exception cref="ObjectDisposedException">The cluster was disposed.</exception>
+    public void CreateTopic(string name, int partitions)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(name);
+        ArgumentOutOfRangeException.ThrowIfLessThan(partitions, 1);
+        ObjectDisposedException.ThrowIf(_handle.IsClosed, this);
+
+        bool added = false;
+        _handle.DangerousAddRef(ref added);
+        try
+        {
+            int error = LibRdKafka.MockTopicCreate(_handle.DangerousGetHandle(), name, partitions, Math.Min(BrokerCount, 3));
+            if (error != 0)
+            {
+                throw new KafkaException(new Error((ErrorCode)error, $"Cannot create topic '{name}': {Marshal.PtrToStringUTF8(LibRdKafka.ErrorToString(error))}"));
+            }
+        }
+        finally
+        {
+            if (added)
+            {
+                _handle.DangerousRelease();
+            }
+        }
+    }
+
+    /// <summary>
+    /// A producer configuration for this cluster that neither loses nor duplicates records: acks=all and
+    /// idempotence on. A new object each call, for you to adjust.
+    /// </summary>
+    /// <returns>The configuration.</returns>
+    public ProducerConfig CreateProducerConfig() => new()
+    {
+        BootstrapServers = BootstrapServers,
+        Acks = Acks.All,
+        EnableIdempotence = true,
+    };
+
+    /// <summary>
+    /// A consumer configuration for this cluster: a new unique group id, reading from the earliest offset, manual
+    /// commits and a short session timeout so that restarts in tests are quick. A new object each call.
+    /// </summary>
+    /// <returns>The configuration.</returns>
+    public ConsumerConfig CreateConsumerConfig() => CreateConsumerConfig("embedded-" + Guid.NewGuid().ToString("N"));
+
+    /// <summary>Like <see cref="CreateConsumerConfig()"/>, with the given group id (to share a group between consumers).</summary>
+    /// <param name="groupId">The consumer group id.</param>
+    /// <returns>The configuration.</returns>
+    public ConsumerConfig CreateConsumerConfig(string groupId) => new()
+    {
+        BootstrapServers = BootstrapServers,
+        GroupId = groupId,
+        AutoOffsetReset = AutoOffsetReset.Earliest,
+        EnableAutoCommit = false,
+        SessionTimeoutMs = 6000,
+        HeartbeatIntervalMs = 500,
+    };
+
+    /// <summary>Stops the brokers and frees the native cluster. Safe to call more than once.</summary>
+    public void Dispose() => _handle.Dispose();
+
+    /// <summary>Owns the mock cluster and the librdkafka instance it runs on; destroys them in that order.</summary>
+    private sealed class MockClusterHandle : SafeHandle
+    {
+        private IntPtr _client;
+
+        private MockClusterHandle()
+            : base(IntPtr.Zero, ownsHandle: true)
+        {
+        }
+
+        public override bool IsInvalid => handle == IntPtr.Zero;
+
+        internal static MockClusterHandle Create(int brokerCount)
+        {
+            byte[] errors = new byte[ErrorBufferSize];
+            IntPtr conf = LibRdKafka.ConfNew();
+            // The mock logs every broker start at notice level; warnings and errors still reach stderr.
+            LibRdKafka.ConfSet(conf, "log_level", "4", errors, (UIntPtr)errors.Length);
+            IntPtr client = LibRdKafka.New(LibRdKafka.ProducerType, conf, errors, (UIntPtr)errors.Length);
+            if (client == IntPtr.Zero)
+            {
+                LibRdKafka.ConfDestroy(conf); // rd_kafka_new owns the configuration only when it succeeds
+                throw new InvalidOperationException("librdkafka could not create a client for the mock cluster: " + LibRdKafka.ErrorText(errors));
+            }
+
+            var result = new MockClusterHandle();
+            IntPtr cluster = LibRdKafka.MockClusterNew(client, brokerCount);
+            if (cluster == IntPtr.Zero)
+            {
+                LibRdKafka.Destroy(client);
+                throw new InvalidOperationException(string.Create(CultureInfo.InvariantCulture, $"librdkafka could not start a mock cluster of {brokerCount} brokers."));
+            }
+
+            result._client = client;
+            result.SetHandle(cluster);
+            return result;
+        }
+
+        protected override bool ReleaseHandle()
+        {
+            LibRdKafka.MockClusterDestroy(handle);
+            LibRdKafka.Destroy(_client);
+            _client = IntPtr.Zero;
+            return true;
+        }
+    }
+}
