@@ -19,6 +19,18 @@ public sealed class FramedDeserializerOptions
     /// </summary>
     public SchemaIdLookup SchemaIdLookup { get; set; } = SchemaIdLookup.HeaderThenPrefix;
 
+    /// <summary>
+    /// When <see langword="true"/>, a record whose message-index path does not name the deserializer's type in that
+    /// type's own .proto file is rejected with <see cref="FrameErrorCode.UnexpectedMessageType"/> instead of being parsed.
+    /// Default <see langword="false"/>, like Confluent's deserializer, which parses whatever arrives.
+    /// </summary>
+    /// <remarks>
+    /// The path is relative to the writer's schema, so the check is only meaningful when the reader's .proto declares
+    /// its messages (and nested messages, and map fields) in the same order as the writer's: the same file, or a copy
+    /// that only appended. A reordered file turns the check into false alarms or, worse, false passes.
+    /// </remarks>
+    public bool VerifyWriterType { get; set; }
+
     internal FrameReader CreateReader() =>
         MessageIndexEncoding == MessageIndexEncoding.ZigZag && SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix
             ? FrameReader.Default

@@ -1,7 +1,10 @@
 using System;
+using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using Google.Protobuf.Reflection;
 
 namespace KafkaProtobuf;
 
@@ -27,6 +30,10 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     private readonly FrameReader _reader;
     private readonly MessageParser<T> _parser;
 
+    // T's own path, when records must be checked against it (FramedDeserializerOptions.VerifyWriterType).
+    private readonly int[]? _writerTypePath;
+    private readonly KeyValuePair<string, object?> _typeTag;
+
     /// <summary>Creates a deserializer for the current format (zigzag indexes, schema-id header before prefix).</summary>
     public FramedProtobufDeserializer()
         : this(DefaultParser(), null)
@@ -50,7 +57,11 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     public FramedProtobufDeserializer(MessageParser<T> parser, FramedDeserializerOptions? options)
     {
         _parser = parser ?? throw new ArgumentNullException(nameof(parser));
-        _reader = (options ?? new FramedDeserializerOptions()).CreateReader();
+        options ??= new FramedDeserializerOptions();
+        _reader = options.CreateReader();
+        MessageDescriptor descriptor = new T().Descriptor;
+        _writerTypePath = options.VerifyWriterType ? MessageTypePath.Of(descriptor) : null;
+        _typeTag = KafkaProtobufMetrics.TypeTag(descriptor.FullName);
     }
 
     /// <summary>The frame reader this deserializer uses, configured from its options.</summary>
@@ -69,17 +80,44 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
             return null;
         }
 
-        if (!_reader.TryRead(data, context, out Frame frame, out FrameError error))
+        if (!TryDecode(data, context, out Frame frame, out T? message, out FrameError error, out Exception? cause))
         {
-            ThrowHelper.ThrowInvalidFrame(error, context);
+            ThrowFor(frame, error, context, cause);
         }
 
-        return Parse(frame, context);
+        return message;
     }
 
     /// <inheritdoc cref="Deserialize"/>
     T IDeserializer<T>.Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) =>
         Deserialize(data, isNull, context)!;
+
+    /// <summary>
+    /// Deserializes a key or value without throwing for bad data: for consumers of raw bytes
+    /// (<c>ConsumerBuilder&lt;byte[], byte[]&gt;</c>) that keep exceptions off their hot path.
+    /// </summary>
+    /// <param name="data">The key or value bytes.</param>
+    /// <param name="isNull">Whether the key or value is null (a tombstone).</param>
+    /// <param name="context">The component (key or value), topic and headers.</param>
+    /// <param name="message">The message (<see langword="null"/> for null data) when the result is <see langword="true"/>.</param>
+    /// <param name="error">What was wrong when the result is <see langword="false"/>: code, offset, location and schema identifier.</param>
+    /// <returns><see langword="true"/> when the record deserialized.</returns>
+    /// <remarks>
+    /// A framing or type fault allocates nothing. A payload the Protobuf parser rejects
+    /// (<see cref="FrameErrorCode.InvalidPayload"/>) costs the parser's own exception, caught inside: Google.Protobuf
+    /// has no non-throwing parse.
+    /// </remarks>
+    public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out T? message, out FrameError error)
+    {
+        if (isNull)
+        {
+            message = null;
+            error = default;
+            return true;
+        }
+
+        return TryDecode(data, context, out _, out message, out error, out _);
+    }
 
     /// <summary>
     /// Deserializes a key or value for consumers that take an <see cref="IAsyncDeserializer{T}"/>. The work is done
@@ -111,17 +149,50 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     Task<T> IAsyncDeserializer<T>.DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
         DeserializeAsync(data, isNull, context)!;
 
-    // Kept apart from Deserialize: a method with a try block is not inlined.
-    private T Parse(in Frame frame, SerializationContext context)
+    /// <summary>Reads the framing, checks the type when asked to, parses. The one path every entry point takes.</summary>
+    private bool TryDecode(
+        ReadOnlySpan<byte> data, SerializationContext context, out Frame frame, out T? message, out FrameError error, out Exception? cause)
     {
+        message = null;
+        cause = null;
+        if (!_reader.TryRead(data, context, out frame, out error))
+        {
+            KafkaProtobufMetrics.Failed(error.Code);
+            return false;
+        }
+
+        if (_writerTypePath is not null && !frame.MessageIndexes.SequenceEqual(_writerTypePath))
+        {
+            error = new FrameError(FrameErrorCode.UnexpectedMessageType, frame.MessageIndexesOffset, frame.SchemaIdLocation, frame.SchemaId);
+            KafkaProtobufMetrics.Failed(error.Code);
+            return false;
+        }
+
         try
         {
-            return _parser.ParseFrom(frame.Payload);
+            message = _parser.ParseFrom(frame.Payload);
         }
         catch (InvalidProtocolBufferException e)
         {
-            throw ThrowHelper.InvalidPayload(frame.PayloadOffset, frame.SchemaId, context, e);
+            cause = e;
+            error = new FrameError(FrameErrorCode.InvalidPayload, frame.PayloadOffset, FrameErrorLocation.RecordData, frame.SchemaId);
+            KafkaProtobufMetrics.Failed(error.Code);
+            return false;
         }
+
+        KafkaProtobufMetrics.Deserialized(_typeTag, data.Length);
+        return true;
+    }
+
+    [DoesNotReturn]
+    private void ThrowFor(Frame frame, FrameError error, SerializationContext context, Exception? cause)
+    {
+        // Faults after the framing was read can name the path; earlier ones have none to name.
+        int[]? path = error.Code is FrameErrorCode.UnexpectedMessageType or FrameErrorCode.InvalidPayload ? frame.MessageIndexes.ToArray() : null;
+        string? detail = error.Code == FrameErrorCode.UnexpectedMessageType
+            ? "expected " + typeof(T).Name + " at [" + string.Join(", ", _writerTypePath!) + "]"
+            : null;
+        throw new InvalidFrameException(error, context.Component, context.Topic, path, detail, cause);
     }
 
     private static MessageParser<T> DefaultParser() =>

@@ -97,6 +97,10 @@ public readonly struct FrameError : IEquatable<FrameError>
         FrameErrorCode.NegativeMessageIndex => "a message index is negative",
         FrameErrorCode.TrailingHeaderBytes => "the schema-id header value has bytes after its message-index path",
         FrameErrorCode.InvalidPayload => "the Protobuf parser rejected the payload",
+        FrameErrorCode.UnknownSchemaId => "no .proto file is registered for the record's schema identifier",
+        FrameErrorCode.UnknownMessageType => "the message-index path names no message type in the writer's .proto file",
+        FrameErrorCode.UnregisteredMessageType => "the message-index path names a message type this deserializer was not given",
+        FrameErrorCode.UnexpectedMessageType => "the message-index path names another message type than the one expected",
         _ => "unknown error " + ((int)code).ToString(CultureInfo.InvariantCulture),
     };
 }

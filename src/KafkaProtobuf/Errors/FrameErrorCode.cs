@@ -69,4 +69,29 @@ public enum FrameErrorCode
     /// payload's first byte in the record's data.
     /// </summary>
     InvalidPayload = 11,
+
+    /// <summary>
+    /// A <see cref="MultiTypeProtobufDeserializer"/> knows no .proto file for the record's schema id or GUID (the
+    /// message-index path is relative to the writer's file, so it cannot be resolved). The offset is that of the path.
+    /// </summary>
+    UnknownSchemaId = 12,
+
+    /// <summary>
+    /// The message-index path names no message type in the writer's .proto file: an index is out of range, or it
+    /// names a map field's hidden entry type. The offset is that of the path.
+    /// </summary>
+    UnknownMessageType = 13,
+
+    /// <summary>
+    /// The path names a message type the <see cref="MultiTypeProtobufDeserializer"/> was not given, and its
+    /// <see cref="MultiTypeDeserializerOptions.UnregisteredMessageTypes"/> is <see cref="UnregisteredMessageTypeHandling.Reject"/>.
+    /// The offset is that of the path.
+    /// </summary>
+    UnregisteredMessageType = 14,
+
+    /// <summary>
+    /// <see cref="FramedDeserializerOptions.VerifyWriterType"/> is on and the record's path is not the deserializer's
+    /// type's path in its own file. The offset is that of the path.
+    /// </summary>
+    UnexpectedMessageType = 15,
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using Confluent.Kafka;
 
@@ -24,11 +25,30 @@ public sealed class InvalidFrameException : IOException
     /// <param name="topic">The record's topic, when known.</param>
     /// <param name="innerException">The parser's exception for <see cref="FrameErrorCode.InvalidPayload"/>, otherwise <see langword="null"/>.</param>
     public InvalidFrameException(FrameError error, MessageComponentType component, string? topic, Exception? innerException)
-        : base(BuildMessage(error, component, topic, innerException), innerException)
+        : this(error, component, topic, null, null, innerException)
+    {
+    }
+
+    /// <summary>Creates the exception for an error found after the message-index path was read.</summary>
+    /// <param name="error">What was wrong and where.</param>
+    /// <param name="component">The component that was read (key or value).</param>
+    /// <param name="topic">The record's topic, when known.</param>
+    /// <param name="messageIndexes">The record's message-index path, when it was read.</param>
+    /// <param name="detail">What else the reader knew, e.g. the type expected; appended to the message.</param>
+    /// <param name="innerException">The parser's exception for <see cref="FrameErrorCode.InvalidPayload"/>, otherwise <see langword="null"/>.</param>
+    public InvalidFrameException(
+        FrameError error,
+        MessageComponentType component,
+        string? topic,
+        IReadOnlyList<int>? messageIndexes,
+        string? detail,
+        Exception? innerException)
+        : base(BuildMessage(error, component, topic, messageIndexes, detail, innerException), innerException)
     {
         Error = error;
         Component = component;
         Topic = topic;
+        MessageIndexes = messageIndexes;
     }
 
     /// <summary>The error as a value (code, offset, location, schema identifier).</summary>
@@ -52,7 +72,11 @@ public sealed class InvalidFrameException : IOException
     /// <summary>The record's topic, when the caller's serialization context named one.</summary>
     public string? Topic { get; }
 
-    private static string BuildMessage(FrameError error, MessageComponentType component, string? topic, Exception? inner)
+    /// <summary>The record's message-index path, for faults found after it was read; otherwise <see langword="null"/>.</summary>
+    public IReadOnlyList<int>? MessageIndexes { get; }
+
+    private static string BuildMessage(
+        FrameError error, MessageComponentType component, string? topic, IReadOnlyList<int>? messageIndexes, string? detail, Exception? inner)
     {
         string what = component switch
         {
@@ -61,7 +85,9 @@ public sealed class InvalidFrameException : IOException
             _ => "record",
         };
         string of = string.IsNullOrEmpty(topic) ? string.Empty : " of topic '" + topic + "'";
+        string path = messageIndexes is null ? string.Empty : ", message-index path [" + string.Join(", ", messageIndexes) + "]";
+        string more = string.IsNullOrEmpty(detail) ? string.Empty : "; " + detail;
         string cause = inner is null ? string.Empty : ": " + inner.Message;
-        return "Cannot deserialize the " + what + of + " [" + error.Code + "]: " + error.Describe() + cause;
+        return "Cannot deserialize the " + what + of + " [" + error.Code + "]: " + error.Describe() + path + more + cause;
     }
 }

@@ -19,11 +19,6 @@ internal static class ThrowHelper
     internal static void ThrowInvalidFrame(in FrameError error) =>
         throw new InvalidFrameException(error, default, null, null);
 
-    /// <summary>The payload always lives in the record's data, whichever placement carried the schema id.</summary>
-    internal static InvalidFrameException InvalidPayload(
-        int payloadOffset, SchemaIdentifier schemaId, SerializationContext context, Exception inner) =>
-        new(new FrameError(FrameErrorCode.InvalidPayload, payloadOffset, FrameErrorLocation.RecordData, schemaId), context.Component, context.Topic, inner);
-
     [DoesNotReturn]
     internal static void ThrowArgumentOutOfRange(string paramName, string message) =>
         throw new ArgumentOutOfRangeException(paramName, message);

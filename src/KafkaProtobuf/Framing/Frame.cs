@@ -29,6 +29,13 @@ public readonly ref struct Frame
     /// <summary>The Protobuf payload: a slice of the record's data, possibly empty (an all-default message).</summary>
     public ReadOnlySpan<byte> Payload { get; }
 
+    /// <summary>Where the message-index path starts: right after the magic byte and the 4-byte id or 16-byte GUID.</summary>
+    internal int MessageIndexesOffset => SchemaId.Kind == SchemaIdKind.Guid ? 17 : 5;
+
+    /// <summary>Which bytes the schema identifier and path were read from.</summary>
+    internal FrameErrorLocation SchemaIdLocation =>
+        SchemaIdPlacement == SchemaIdPlacement.Header ? FrameErrorLocation.SchemaIdHeader : FrameErrorLocation.RecordData;
+
     /// <summary>Where <see cref="Payload"/> starts in the record's data: the prefix length, or 0 when the schema id was in a header.</summary>
     public int PayloadOffset { get; }
 }

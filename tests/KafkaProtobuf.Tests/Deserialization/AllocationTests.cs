@@ -123,6 +123,47 @@ public class AllocationTests
         Assert.Equal(bare, ours);
     }
 
+    [Theory]
+    [InlineData("7b")]                      // framing fault
+    [InlineData("00 0000002a 01 0a")]       // negative count
+    [InlineData("00 0000002a 02 02 0a00")]  // wrong writer type ([1] read as Reading at [0])
+    public void TryDeserialize_RejectsWithoutAllocating(string hex)
+    {
+        byte[] data = Bytes(hex);
+        var deserializer = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true });
+        var context = new SerializationContext(MessageComponentType.Value, "t", [new Header("trace-id", [1])]);
+        bool accepted = false;
+
+        Assert.Equal(0, AllocatedBy(() => accepted |= deserializer.TryDeserialize(data, false, context, out _, out _)));
+        Assert.False(accepted);
+    }
+
+    [Fact]
+    public void MultiType_SkippingAndRejectingAllocateNothing()
+    {
+        var deserializer = new MultiTypeProtobufDeserializer(
+            [Reading.Descriptor], new MultiTypeDeserializerOptions { UnregisteredMessageTypes = UnregisteredMessageTypeHandling.Skip });
+        byte[] device = [.. Bytes("00 0000002a 02 02"), .. new Device { Id = "d" }.ToByteArray()];
+        byte[] unknownPath = Bytes("00 0000002a 02 0e 0a00");
+        var context = new SerializationContext(MessageComponentType.Value, "t", []);
+
+        Assert.Equal(0, AllocatedBy(() => deserializer.Deserialize(device, false, context)));
+        Assert.Equal(0, AllocatedBy(() => deserializer.TryDeserialize(unknownPath, false, context, out _, out _)));
+    }
+
+    [Fact]
+    public void MultiType_AllocatesExactlyWhatABareParseAllocates()
+    {
+        ConfluentVector v = ConfluentVector.ByName["confluent-dotnet/prefix/value/Device.Firmware"];
+        MultiTypeProtobufDeserializer deserializer = MultiTypeProtobufDeserializer.ForFiles(TelemetryReflection.Descriptor);
+        SerializationContext context = v.Context();
+
+        long bare = AllocatedBy(() => Device.Types.Firmware.Parser.ParseFrom(v.Payload.AsSpan()));
+        long ours = AllocatedBy(() => deserializer.Deserialize(v.Data, false, context));
+
+        Assert.Equal(bare, ours);
+    }
+
     [Fact]
     public void Tombstone_AllocatesNothing()
     {
