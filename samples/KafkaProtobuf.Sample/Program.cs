@@ -1,131 +1,150 @@
-// KafkaProtobuf sample: produce Schema Registry framed Protobuf records and consume them with one line of set-up.
-// With no arguments it starts librdkafka's in-process mock cluster on 127.0.0.1; with
-// --bootstrap-servers host:port [--topic name] it uses a real cluster instead.
+// KafkaProtobuf sample: an order stream with several Protobuf message types on one topic, produced with the package's
+// serializer and consumed through ConsumerBuilder with its deserializers; poison records go to a dead-letter topic.
+// With no arguments it runs on an embedded Kafka cluster (librdkafka's mock, 127.0.0.1 only); with
+// --bootstrap-servers host:port [--topic name] it uses a real cluster.
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
 using System.Linq;
-using System.Text;
 using Confluent.Kafka;
+using Confluent.Kafka.Admin;
+using Google.Protobuf;
 using KafkaProtobuf;
+using KafkaProtobuf.Sample;
+using KafkaProtobuf.Testing;
 using Shop.V1;
 
+const int Orders = 3_000;
 string? bootstrapServers = ArgumentAfter(args, "--bootstrap-servers");
-string topic = ArgumentAfter(args, "--topic") ?? "orders-" + Guid.NewGuid().ToString("N")[..8];
+string topic = ArgumentAfter(args, "--topic") ?? "shop.orders";
+string deadLetterTopic = topic + ".dlq";
 
-// The mock cluster lives as long as the producer that started it.
-IProducer<byte[], byte[]>? mockClusterOwner = null;
-if (bootstrapServers is null)
+using EmbeddedKafkaCluster? cluster = bootstrapServers is null ? EmbeddedKafkaCluster.Start(3) : null;
+if (cluster is not null)
 {
-    var mockConfig = new ProducerConfig();
-    mockConfig.Set("test.mock.num.brokers", "3");
-    mockClusterOwner = new ProducerBuilder<byte[], byte[]>(mockConfig)
-        .SetLogHandler((_, log) => { if (log.Level <= SyslogLevel.Warning) { Console.Error.WriteLine(log.Message); } })
-        .Build();
-    using IAdminClient admin = new DependentAdminClientBuilder(mockClusterOwner.Handle).Build();
-    bootstrapServers = string.Join(",", admin.GetMetadata(TimeSpan.FromSeconds(10)).Brokers.Select(b => $"127.0.0.1:{b.Port}"));
-    Console.WriteLine($"Embedded Kafka (librdkafka mock cluster, 3 brokers) at {bootstrapServers}");
+    bootstrapServers = cluster.BootstrapServers;
+    cluster.CreateTopic(topic, 6);
+    cluster.CreateTopic(deadLetterTopic, 1);
+    Console.WriteLine($"Embedded Kafka: 3 brokers at {bootstrapServers}");
+}
+else
+{
+    await CreateTopicsIfMissing(bootstrapServers!, topic, deadLetterTopic);
+    Console.WriteLine($"Kafka at {bootstrapServers}");
 }
 
-var producerConfig = new ProducerConfig { BootstrapServers = bootstrapServers, Acks = Acks.All, EnableIdempotence = true };
-int produced = 0;
-
-// Schema id 1 for keys and 2 for values, in the record's prefix (what most producers write).
-using (IProducer<OrderKey, OrderPlaced> producer = new ProducerBuilder<OrderKey, OrderPlaced>(producerConfig)
-    .SetProtobufKeySerializer(SchemaIdentifier.FromId(1))
-    .SetProtobufValueSerializer(SchemaIdentifier.FromId(2))
-    .Build())
-{
-    for (int i = 1; i <= 4; i++)
-    {
-        producer.Produce(topic, new Message<OrderKey, OrderPlaced> { Key = Key(i), Value = Order(i) });
-        produced++;
-    }
-
-    producer.Produce(topic, new Message<OrderKey, OrderPlaced> { Key = Key(2), Value = null! }); // tombstone: order 2 deleted
-    produced++;
-    producer.Flush(TimeSpan.FromSeconds(30));
-}
-
-// The value's schema GUID in the __value_schema_id header instead (Confluent's header strategy).
-using (IProducer<OrderKey, OrderPlaced> producer = new ProducerBuilder<OrderKey, OrderPlaced>(producerConfig)
-    .SetProtobufKeySerializer(SchemaIdentifier.FromId(1))
-    .SetProtobufValueSerializer(
-        SchemaIdentifier.FromGuid(Guid.Parse("535dfcf3-ca23-439a-a2aa-7cf32e6ddf10")),
-        new FramedSerializerOptions { SchemaIdPlacement = SchemaIdPlacement.Header })
-    .Build())
-{
-    producer.Produce(topic, new Message<OrderKey, OrderPlaced> { Key = Key(5), Value = Order(5) });
-    produced++;
-    producer.Flush(TimeSpan.FromSeconds(30));
-}
-
-// A poison record: somebody wrote JSON to a Protobuf topic.
-using (IProducer<byte[], byte[]> raw = new ProducerBuilder<byte[], byte[]>(producerConfig).Build())
-{
-    byte[] key = new FramedProtobufSerializer<OrderKey>(SchemaIdentifier.FromId(1)).Serialize(Key(6), SerializationContext.Empty)!;
-    raw.Produce(topic, new Message<byte[], byte[]> { Key = key, Value = Encoding.UTF8.GetBytes("{\"order_id\":\"o-6\"}") });
-    produced++;
-    raw.Flush(TimeSpan.FromSeconds(30));
-}
-
-Console.WriteLine($"Produced {produced} records to '{topic}'.");
-Console.WriteLine();
-
-// The consumer: one line each for keys and values.
+var producerConfig = new ProducerConfig { BootstrapServers = bootstrapServers, Acks = Acks.All, EnableIdempotence = true, LingerMs = 5 };
 var consumerConfig = new ConsumerConfig
 {
     BootstrapServers = bootstrapServers,
-    GroupId = "kafkaprotobuf-sample-" + Guid.NewGuid().ToString("N"),
+    GroupId = "kafkaprotobuf-sample-" + Guid.NewGuid().ToString("N")[..8],
     AutoOffsetReset = AutoOffsetReset.Earliest,
-    EnableAutoCommit = false,
+    EnableAutoOffsetStore = false, // at least once: store a record's offset after handling it; auto-commit sends them
+    SessionTimeoutMs = 6000,
 };
-using IConsumer<OrderKey, OrderPlaced> consumer = new ConsumerBuilder<OrderKey, OrderPlaced>(consumerConfig)
-    .SetProtobufKeyDeserializer()
-    .SetProtobufValueDeserializer()
-    .Build();
 
-// Assigning the partitions directly avoids the consumer-group join, which takes seconds.
-using (IAdminClient admin = new AdminClientBuilder(new AdminClientConfig { BootstrapServers = bootstrapServers }).Build())
+// 1. Produce: records framed by FramedProtobufSerializer<T> (see ShopTraffic.cs), through a raw-bytes producer.
+int produced = 0;
+using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(producerConfig).Build())
 {
-    Metadata metadata = admin.GetMetadata(topic, TimeSpan.FromSeconds(10));
-    consumer.Assign(metadata.Topics.Single().Partitions.Select(p => new TopicPartitionOffset(topic, p.PartitionId, Offset.Beginning)));
+    foreach (Message<byte[], byte[]> record in ShopTraffic.Records(topic, Orders))
+    {
+        producer.Produce(topic, record);
+        produced++;
+    }
+
+    producer.Flush(TimeSpan.FromSeconds(60));
 }
 
-int consumed = 0;
-var errors = new Dictionary<FrameErrorCode, int>();
-DateTime deadline = DateTime.UtcNow.AddSeconds(30);
+Console.WriteLine($"Produced {produced:N0} records to '{topic}': orders placed, shipped and cancelled, tombstones, and a few poison records.");
+
+// 2. Consume: one line each for keys and values. Values are any type of shop.proto, chosen by each record's framing.
+using IConsumer<OrderKey, IMessage> consumer = new ConsumerBuilder<OrderKey, IMessage>(consumerConfig)
+    .SetProtobufKeyDeserializer()
+    .SetValueDeserializer(MultiTypeProtobufDeserializer.ForFiles(ShopReflection.Descriptor))
+    .Build();
+using IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(producerConfig).Build();
+consumer.Subscribe(topic);
+
+var counts = new SortedDictionary<string, int>(StringComparer.Ordinal);
+var errors = new SortedDictionary<string, int>(StringComparer.Ordinal);
+long bytes = 0;
+int consumed = 0, deadLettered = 0;
+long revenueCents = 0;
+Stopwatch? clock = null;
+var progress = Stopwatch.StartNew();
+DateTime deadline = DateTime.UtcNow.AddSeconds(90);
+
 while (consumed < produced && DateTime.UtcNow < deadline)
 {
     try
     {
-        ConsumeResult<OrderKey, OrderPlaced>? result = consumer.Consume(TimeSpan.FromMilliseconds(250));
+        ConsumeResult<OrderKey, IMessage>? result = consumer.Consume(TimeSpan.FromMilliseconds(250));
         if (result is null)
         {
             continue;
         }
 
+        clock ??= Stopwatch.StartNew();
         consumed++;
-        string value = result.Message.Value is { } order
-            ? $"{order.Customer} ordered {order.Lines.Sum(l => l.Quantity)} items for {order.Lines.Sum(l => l.Quantity * l.UnitPriceCents) / 100.0:0.00}"
-            : "(tombstone)";
-        string placement = result.Message.Value is null ? string.Empty
-            : result.Message.Headers.TryGetLastBytes(SchemaIdHeaderNames.Value, out _) ? " [schema id in header]" : " [schema id in prefix]";
-        Console.WriteLine($"  p{result.Partition.Value}@{result.Offset.Value} {result.Message.Key.OrderId}: {value}{placement}");
+        bytes += result.Message.Value?.CalculateSize() ?? 0;
+        switch (result.Message.Value)
+        {
+            case OrderPlaced placed:
+                revenueCents += placed.Lines.Sum(line => line.Quantity * line.UnitPriceCents);
+                Count(counts, "orders placed");
+                break;
+            case OrderShipped:
+                Count(counts, "orders shipped");
+                break;
+            case OrderCancelled:
+                Count(counts, "orders cancelled");
+                break;
+            case null:
+                Count(counts, "tombstones");
+                break;
+        }
+
+        consumer.StoreOffset(result);
     }
-    catch (ConsumeException e) when (e.InnerException is InvalidFrameException bad)
+    catch (ConsumeException e) when (e.IsDeserializationFailure())
     {
-        // The consumer has moved past the record; e.ConsumerRecord holds its raw key, value and headers.
+        // Copy the record byte for byte to the dead-letter topic, then move past it.
+        consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10));
+        clock ??= Stopwatch.StartNew();
         consumed++;
-        errors[bad.ErrorCode] = errors.GetValueOrDefault(bad.ErrorCode) + 1;
-        Console.WriteLine($"  p{e.ConsumerRecord.Partition.Value}@{e.ConsumerRecord.Offset.Value} rejected: {bad.Message}");
+        deadLettered++;
+        Count(errors, (e.InnerException as InvalidFrameException)?.ErrorCode.ToString() ?? e.Error.Reason);
+    }
+
+    if (progress.ElapsedMilliseconds >= 200)
+    {
+        progress.Restart();
+        Progress($"consumed {consumed:N0}/{produced:N0}");
     }
 }
 
-Console.WriteLine();
-Console.WriteLine($"Consumed {consumed} of {produced} records; errors: {(errors.Count == 0 ? "none" : string.Join(", ", errors.Select(e => $"{e.Key} x{e.Value}")))}");
+consumer.Commit();
 consumer.Close();
-mockClusterOwner?.Dispose();
+Progress(string.Empty);
+
+double seconds = clock?.Elapsed.TotalSeconds ?? 0;
+Console.WriteLine($"Consumed {consumed:N0} of {produced:N0} records in {seconds:0.00} s ({consumed / Math.Max(seconds, 1e-9):N0} records/s, {bytes / 1024.0:N0} KB of Protobuf payload).");
+Console.WriteLine("  " + string.Join(", ", counts.Select(c => $"{c.Value:N0} {c.Key}")) + $"; revenue {revenueCents / 100.0:N2}");
+Console.WriteLine("  errors by code: " + (errors.Count == 0 ? "none" : string.Join(", ", errors.Select(e => $"{e.Key} x{e.Value}"))));
+Console.WriteLine($"  dead-lettered: {deadLettered} records to '{deadLetterTopic}'");
 return consumed == produced ? 0 : 1;
+
+static void Count(SortedDictionary<string, int> counts, string what) => counts[what] = counts.GetValueOrDefault(what) + 1;
+
+static void Progress(string text)
+{
+    if (!Console.IsOutputRedirected)
+    {
+        Console.Write("\r" + text.PadRight(40) + (text.Length == 0 ? "\r" : string.Empty));
+    }
+}
 
 static string? ArgumentAfter(string[] args, string name)
 {
@@ -133,16 +152,15 @@ static string? ArgumentAfter(string[] args, string name)
     return at >= 0 && at + 1 < args.Length ? args[at + 1] : null;
 }
 
-static OrderKey Key(int i) => new() { OrderId = $"o-{i}" };
-
-static OrderPlaced Order(int i) => new()
+static async System.Threading.Tasks.Task CreateTopicsIfMissing(string bootstrapServers, params string[] topics)
 {
-    OrderId = $"o-{i}",
-    Customer = new[] { "ada", "grace", "linus", "barbara", "ken" }[i % 5],
-    PlacedAtUnixMs = 1_700_000_000_000 + i,
-    Lines =
+    using IAdminClient admin = new AdminClientBuilder(new AdminClientConfig { BootstrapServers = bootstrapServers }).Build();
+    try
     {
-        new OrderPlaced.Types.Line { Sku = "sku-" + i, Quantity = i, UnitPriceCents = 250 },
-        new OrderPlaced.Types.Line { Sku = "sku-x", Quantity = 1, UnitPriceCents = 999 },
-    },
-};
+        await admin.CreateTopicsAsync(topics.Select(t => new TopicSpecification { Name = t, NumPartitions = t.EndsWith(".dlq", StringComparison.Ordinal) ? 1 : 6, ReplicationFactor = -1 }));
+    }
+    catch (CreateTopicsException e) when (e.Results.All(r => r.Error.Code is ErrorCode.NoError or ErrorCode.TopicAlreadyExists))
+    {
+        // already there
+    }
+}

@@ -4,14 +4,15 @@ using System.Linq;
 using System.Text;
 using Confluent.Kafka;
 using Google.Protobuf;
-using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 
 /// <summary>
-/// A real producer and consumer (Confluent.Kafka over librdkafka) against the embedded cluster, with this package's
+/// A real producer and consumer (Confluent.Kafka over librdkafka) against the embedded cluster (or the real one named by
+/// KAFKAPROTOBUF_BOOTSTRAP_SERVERS), with this package's
 /// serializers and deserializers plugged in through the builder extensions. Every wait has a deadline.
 /// </summary>
 public sealed class EndToEndTests : IDisposable
@@ -20,7 +21,7 @@ public sealed class EndToEndTests : IDisposable
     private static readonly SchemaIdentifier KeySchema = SchemaIdentifier.FromId(1);
     private static readonly SchemaIdentifier ValueSchema = SchemaIdentifier.FromId(2);
 
-    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(3);
+    private readonly TestKafka _cluster = new();
 
     public void Dispose() => _cluster.Dispose();
 
@@ -80,13 +81,13 @@ public sealed class EndToEndTests : IDisposable
     public void TenThousandRecordsOverThreePartitions_ArriveExactlyOnceAndInOrderPerPartition()
     {
         const int count = 10_000;
-        _cluster.CreateTopic("ten-thousand", 3);
-        Dictionary<int, List<int>> produced = ProduceSequence("ten-thousand", Enumerable.Range(0, count));
+        string topic = _cluster.CreateTopic("ten-thousand", 3);
+        Dictionary<int, List<int>> produced = ProduceSequence(topic, Enumerable.Range(0, count));
         Assert.Equal(3, produced.Count); // the keys really spread over all partitions
 
         var received = new Dictionary<int, List<int>>();
         using IConsumer<Reading, Device> consumer = TypedConsumer(_cluster.CreateConsumerConfig());
-        consumer.Assign(Enumerable.Range(0, 3).Select(p => new TopicPartitionOffset("ten-thousand", p, Offset.Beginning)));
+        consumer.Assign(Enumerable.Range(0, 3).Select(p => new TopicPartitionOffset(topic, p, Offset.Beginning)));
         int total = 0;
         DateTime deadline = DateTime.UtcNow + Deadline;
         while (total < count && DateTime.UtcNow < deadline)
@@ -118,19 +119,19 @@ public sealed class EndToEndTests : IDisposable
     [Fact]
     public void HeaderIdsAndPrefixIdsOnOneTopic_WithTombstones_AllDeserialize()
     {
-        _cluster.CreateTopic("mixed", 1);
-        ProduceSequence("mixed", [0, 1, 2], SchemaIdPlacement.Prefix);
-        ProduceSequence("mixed", [3, 4], SchemaIdPlacement.Header);
+        string topic = _cluster.CreateTopic("mixed", 1);
+        ProduceSequence(topic, [0, 1, 2], SchemaIdPlacement.Prefix);
+        ProduceSequence(topic, [3, 4], SchemaIdPlacement.Header);
         using (IProducer<Reading, Device> producer = TypedProducer(SchemaIdPlacement.Header))
         {
-            producer.Produce("mixed", new Message<Reading, Device> { Key = KeyFor(5), Value = null! });
+            producer.Produce(topic, new Message<Reading, Device> { Key = KeyFor(5), Value = null! });
             Assert.Equal(0, producer.Flush(Deadline));
         }
 
-        ProduceSequence("mixed", [6], SchemaIdPlacement.Prefix);
+        ProduceSequence(topic, [6], SchemaIdPlacement.Prefix);
 
         using IConsumer<Reading, Device> consumer = TypedConsumer(_cluster.CreateConsumerConfig());
-        consumer.Assign(new TopicPartitionOffset("mixed", 0, Offset.Beginning));
+        consumer.Assign(new TopicPartitionOffset(topic, 0, Offset.Beginning));
         var received = new List<ConsumeResult<Reading, Device>>();
         DateTime deadline = DateTime.UtcNow + Deadline;
         while (received.Count < 7 && DateTime.UtcNow < deadline)
@@ -156,8 +157,8 @@ public sealed class EndToEndTests : IDisposable
     public void PoisonRecords_GoToTheDeadLetterTopicByteForByte_AndNoGoodRecordIsLostOrDuplicated()
     {
         const int good = 1_400;
-        _cluster.CreateTopic("orders", 3);
-        _cluster.CreateTopic("orders.dlq", 1);
+        string topic = _cluster.CreateTopic("orders", 3);
+        string deadLetterTopic = _cluster.CreateTopic("orders.dlq", 1);
 
         // 1% poison: every fault class, interleaved with good records.
         var poison = new List<PoisonRecord>();
@@ -166,13 +167,13 @@ public sealed class EndToEndTests : IDisposable
         {
             for (int i = 0; i < good; i++)
             {
-                typed.Produce("orders", new Message<Reading, Device> { Key = KeyFor(i), Value = ValueFor(i) });
+                typed.Produce(topic, new Message<Reading, Device> { Key = KeyFor(i), Value = ValueFor(i) });
                 if (i % 100 == 50)
                 {
                     foreach (PoisonRecord p in PoisonRecords(i))
                     {
                         poison.Add(p);
-                        raw.Produce("orders", p.ToMessage());
+                        raw.Produce(topic, p.ToMessage());
                     }
                 }
             }
@@ -187,7 +188,7 @@ public sealed class EndToEndTests : IDisposable
         using (IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
         using (IConsumer<Reading, Device> consumer = TypedConsumer(_cluster.CreateConsumerConfig()))
         {
-            consumer.Subscribe("orders");
+            consumer.Subscribe(topic);
             DateTime deadline = DateTime.UtcNow + Deadline;
             while (goodReceived.Count + deadLettered < good + poison.Count && DateTime.UtcNow < deadline)
             {
@@ -201,7 +202,7 @@ public sealed class EndToEndTests : IDisposable
                 }
                 catch (ConsumeException e) when (e.IsDeserializationFailure())
                 {
-                    consumer.DeadLetter(e, deadLetters, "orders.dlq", TimeSpan.FromSeconds(10));
+                    consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10));
                     deadLettered++;
                 }
             }
@@ -213,7 +214,7 @@ public sealed class EndToEndTests : IDisposable
         Assert.Equal(poison.Count, deadLettered);
 
         // Every poison record is in the dead-letter topic, key, value and headers byte for byte, with its error code.
-        List<ConsumeResult<byte[], byte[]>> letters = ReadAll("orders.dlq", poison.Count);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadAll(deadLetterTopic, poison.Count);
         Assert.Equal(poison.Count, letters.Count);
         var byOrigin = letters.ToDictionary(l => Encoding.UTF8.GetString(l.Message.Headers.GetLastBytes("origin")));
         foreach (PoisonRecord p in poison)
@@ -227,7 +228,7 @@ public sealed class EndToEndTests : IDisposable
                 letter.Message.Headers.Take(original.Count).Select(h => (h.Key, Convert.ToHexString(h.GetValueBytes()))));
             Assert.Equal(p.Code.ToString(), Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorCode)));
             Assert.Equal(p.Component == MessageComponentType.Key ? "key" : "value", Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.Component)));
-            Assert.Equal("orders", Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.SourceTopic)));
+            Assert.Equal(topic, Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.SourceTopic)));
         }
     }
 
@@ -235,24 +236,24 @@ public sealed class EndToEndTests : IDisposable
     public void ConsumerRestartInTheMiddle_LosesAndDuplicatesNothing()
     {
         const int count = 2_000;
-        _cluster.CreateTopic("restart", 3);
-        ProduceSequence("restart", Enumerable.Range(0, count));
+        string topic = _cluster.CreateTopic("restart", 3);
+        ProduceSequence(topic, Enumerable.Range(0, count));
         string group = "restart-" + Guid.NewGuid().ToString("N");
         var received = new List<int>();
 
-        ConsumeInGroup(group, received, stopAfter: count / 2);
+        ConsumeInGroup(topic, group, received, stopAfter: count / 2);
         Assert.Equal(count / 2, received.Count);
-        ConsumeInGroup(group, received, stopAfter: count);
+        ConsumeInGroup(topic, group, received, stopAfter: count);
 
         Assert.Equal(Enumerable.Range(0, count), received.Order());
     }
 
-    private void ConsumeInGroup(string group, List<int> received, int stopAfter)
+    private void ConsumeInGroup(string topic, string group, List<int> received, int stopAfter)
     {
         ConsumerConfig config = _cluster.CreateConsumerConfig(group);
         config.EnableAutoOffsetStore = false; // store only what was processed
         using IConsumer<Reading, Device> consumer = TypedConsumer(config);
-        consumer.Subscribe("restart");
+        consumer.Subscribe(topic);
         DateTime deadline = DateTime.UtcNow + Deadline;
         while (received.Count < stopAfter && DateTime.UtcNow < deadline)
         {
