@@ -18,6 +18,12 @@ public static class Program
             case "latency":
                 Tools.LatencyProbe.Run(args);
                 break;
+            case "e2e":
+                Tools.EndToEnd.Run(args);
+                break;
+            case "e2e-broker":
+                Tools.EndToEnd.RunBroker(args);
+                break;
             default:
                 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
                 break;

@@ -1,0 +1,209 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.Testing;
+
+namespace KafkaProtobuf.Benchmarks.Tools;
+
+/// <summary>
+/// End to end: N framed S records on the embedded cluster, consumed in full by a real consumer with each value
+/// deserializer in turn; records/s, GC collections, allocated bytes and CPU time per record. The broker runs in a child
+/// process by default, so the consumer's CPU time is its own (on 2 cores an in-process broker competes with it).
+/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process]</c>.
+/// </summary>
+public static class EndToEnd
+{
+    private const string Topic = "e2e";
+    private const int Partitions = 3;
+
+    public static void Run(string[] args)
+    {
+        string[] numbers = args.Skip(1).Where(a => !a.StartsWith("--", StringComparison.Ordinal)).ToArray();
+        int records = numbers.Length > 0 ? int.Parse(numbers[0], CultureInfo.InvariantCulture) : 300_000;
+        int rounds = numbers.Length > 1 ? int.Parse(numbers[1], CultureInfo.InvariantCulture) : 3;
+        bool inProcess = args.Contains("--in-process");
+
+        using Broker broker = inProcess ? Broker.InProcess(records) : Broker.ChildProcess(records);
+        Console.WriteLine($"{records:N0} S records ({Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix).Data.Length} B values) on {Partitions} partitions, " +
+                          $"broker {(inProcess ? "in this process" : "in a child process")}, {rounds} rounds, median shown; .NET {Environment.Version}, {Environment.ProcessorCount} cores");
+        Console.WriteLine();
+
+        var modes = new List<(string Name, Func<ConsumerConfig, int, Sample> Run)>
+        {
+            ("raw bytes (byte[] values)", (config, n) => Consume(new ConsumerBuilder<Ignore, byte[]>(config).Build(), n)),
+            ("KafkaProtobuf sync", (config, n) => Consume(new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetProtobufValueDeserializer().Build(), n)),
+        };
+#if CONFLUENT
+        modes.Add(("Confluent 2.15 sync-over-async", (config, n) => Consume(
+            new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetValueDeserializer(ConfluentDeserializers.SyncOverAsync<AddressBook.AddressBook>()).Build(), n)));
+#endif
+
+        var samples = modes.ToDictionary(m => m.Name, _ => new List<Sample>());
+        for (int round = -1; round < rounds; round++) // round -1 warms up the JIT and the broker's caches, unrecorded
+        {
+            foreach ((string name, Func<ConsumerConfig, int, Sample> run) in modes)
+            {
+                var config = new ConsumerConfig
+                {
+                    BootstrapServers = broker.BootstrapServers,
+                    GroupId = "e2e-" + Guid.NewGuid().ToString("N"),
+                    EnableAutoCommit = false,
+                    AutoOffsetReset = AutoOffsetReset.Earliest,
+                };
+                Sample sample = run(config, records);
+                if (round >= 0)
+                {
+                    samples[name].Add(sample);
+                }
+            }
+        }
+
+        Console.WriteLine("| Value deserializer | records/s | gen-0 GCs | allocated / record | CPU time / record (consumer process) |");
+        Console.WriteLine("|---|---:|---:|---:|---:|");
+        foreach ((string name, List<Sample> list) in samples)
+        {
+            Sample median = list.OrderBy(s => s.RecordsPerSecond).ElementAt(list.Count / 2);
+            Console.WriteLine($"| {name} | {median.RecordsPerSecond:N0} | {median.Gen0Collections} | {median.AllocatedPerRecord:N0} B | {median.CpuPerRecord.TotalMilliseconds * 1e6 / 1e3:N2} µs |");
+        }
+    }
+
+    /// <summary>The child process's entry: start the cluster, produce, print the address, wait for stdin to close.</summary>
+    public static void RunBroker(string[] args)
+    {
+        int records = int.Parse(args[1], CultureInfo.InvariantCulture);
+        using EmbeddedKafkaCluster cluster = Produce(records);
+        Console.WriteLine("READY " + cluster.BootstrapServers);
+        Console.Out.Flush();
+        Console.In.ReadToEnd();
+    }
+
+    private static EmbeddedKafkaCluster Produce(int records)
+    {
+        EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(3);
+        cluster.CreateTopic(Topic, Partitions);
+        byte[] value = Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix).Data;
+        ProducerConfig config = cluster.CreateProducerConfig();
+        config.LingerMs = 20;
+        using IProducer<Null, byte[]> producer = new ProducerBuilder<Null, byte[]>(config).Build();
+        for (int i = 0; i < records; i++)
+        {
+            while (true)
+            {
+                try
+                {
+                    producer.Produce(new TopicPartition(Topic, i % Partitions), new Message<Null, byte[]> { Value = value });
+                    break;
+                }
+                catch (ProduceException<Null, byte[]> e) when (e.Error.Code == ErrorCode.Local_QueueFull)
+                {
+                    producer.Poll(TimeSpan.FromMilliseconds(50));
+                }
+            }
+        }
+
+        if (producer.Flush(TimeSpan.FromMinutes(2)) != 0)
+        {
+            throw new InvalidOperationException("The embedded broker did not take every record.");
+        }
+
+        return cluster;
+    }
+
+    private static Sample Consume<TValue>(IConsumer<Ignore, TValue> consumer, int records)
+    {
+        using (consumer)
+        {
+            consumer.Assign(Enumerable.Range(0, Partitions).Select(p => new TopicPartitionOffset(Topic, p, Offset.Beginning)));
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            int gen0 = GC.CollectionCount(0);
+            long allocated = GC.GetTotalAllocatedBytes(precise: true);
+            TimeSpan cpu = Process.GetCurrentProcess().TotalProcessorTime;
+            var clock = Stopwatch.StartNew();
+            int consumed = 0;
+            long checksum = 0;
+            while (consumed < records)
+            {
+                ConsumeResult<Ignore, TValue>? result = consumer.Consume(TimeSpan.FromSeconds(30))
+                    ?? throw new TimeoutException($"Only {consumed:N0} of {records:N0} records arrived.");
+                checksum += result.Message.Value is IMessage m ? m.CalculateSize() : ((byte[]?)(object?)result.Message.Value)?.Length ?? 0;
+                consumed++;
+            }
+
+            clock.Stop();
+            TimeSpan cpuUsed = Process.GetCurrentProcess().TotalProcessorTime - cpu;
+            GC.KeepAlive(checksum);
+            return new Sample(
+                records / clock.Elapsed.TotalSeconds,
+                GC.CollectionCount(0) - gen0,
+                (GC.GetTotalAllocatedBytes(precise: true) - allocated) / (double)records,
+                cpuUsed / records);
+        }
+    }
+
+    private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, TimeSpan CpuPerRecord);
+
+    private sealed class Broker : IDisposable
+    {
+        private readonly Process? _child;
+        private readonly EmbeddedKafkaCluster? _cluster;
+
+        private Broker(string bootstrapServers, Process? child, EmbeddedKafkaCluster? cluster)
+        {
+            BootstrapServers = bootstrapServers;
+            _child = child;
+            _cluster = cluster;
+        }
+
+        public string BootstrapServers { get; }
+
+        public static Broker InProcess(int records)
+        {
+            EmbeddedKafkaCluster cluster = Produce(records);
+            return new Broker(cluster.BootstrapServers, null, cluster);
+        }
+
+        public static Broker ChildProcess(int records)
+        {
+            string self = typeof(EndToEnd).Assembly.Location;
+            var start = new ProcessStartInfo("dotnet", [self, "e2e-broker", records.ToString(CultureInfo.InvariantCulture)])
+            {
+                RedirectStandardInput = true,
+                RedirectStandardOutput = true,
+                UseShellExecute = false,
+            };
+            Process child = Process.Start(start) ?? throw new InvalidOperationException("Could not start the broker process.");
+            string? line;
+            while ((line = child.StandardOutput.ReadLine()) is not null && !line.StartsWith("READY ", StringComparison.Ordinal))
+            {
+            }
+
+            if (line is null)
+            {
+                throw new InvalidOperationException("The broker process exited before it was ready.");
+            }
+
+            return new Broker(line["READY ".Length..], child, null);
+        }
+
+        public void Dispose()
+        {
+            _cluster?.Dispose();
+            if (_child is not null)
+            {
+                _child.StandardInput.Close(); // the child disposes its cluster and exits
+                if (!_child.WaitForExit(30_000))
+                {
+                    _child.Kill(entireProcessTree: true);
+                }
+
+                _child.Dispose();
+            }
+        }
+    }
+}
