@@ -69,7 +69,7 @@ void Draw(Plot plot, string title, Func<Row, double> value)
         plot.Legend.ManualItems.Add(new LegendItem { LabelText = methods[m], FillColor = palette[m % palette.Length] });
     }
 
-    plot.Legend.Alignment = Alignment.UpperLeft;
+    plot.Legend.Alignment = Alignment.UpperRight;
 }
 
 static List<Row> ReadReport(string path)

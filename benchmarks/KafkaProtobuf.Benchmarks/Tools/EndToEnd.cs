@@ -19,7 +19,8 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 public static class EndToEnd
 {
     private const string Topic = "e2e";
-    private const int Partitions = 3;
+    // The mock keeps at most 5 MiB per partition and deletes older records: 300,000 S records need six partitions.
+    private const int Partitions = 6;
 
     public static void Run(string[] args)
     {
@@ -63,7 +64,7 @@ public static class EndToEnd
             }
         }
 
-        Console.WriteLine("| Value deserializer | records/s | gen-0 GCs | allocated / record | CPU time / record (consumer process) |");
+        Console.WriteLine($"| Value deserializer | records/s | gen-0 GCs | allocated / record | CPU time / record ({(inProcess ? "process, broker included" : "consumer process only")}) |");
         Console.WriteLine("|---|---:|---:|---:|---:|");
         foreach ((string name, List<Sample> list) in samples)
         {
@@ -109,6 +110,16 @@ public static class EndToEnd
         if (producer.Flush(TimeSpan.FromMinutes(2)) != 0)
         {
             throw new InvalidOperationException("The embedded broker did not take every record.");
+        }
+
+        using IConsumer<Ignore, Ignore> probe = new ConsumerBuilder<Ignore, Ignore>(cluster.CreateConsumerConfig()).Build();
+        for (int p = 0; p < Partitions; p++)
+        {
+            WatermarkOffsets offsets = probe.QueryWatermarkOffsets(new TopicPartition(Topic, p), TimeSpan.FromSeconds(10));
+            if (offsets.Low.Value != 0)
+            {
+                throw new InvalidOperationException($"The mock broker already deleted the oldest records of partition {p} (it keeps 5 MiB a partition): produce fewer records.");
+            }
         }
 
         return cluster;
