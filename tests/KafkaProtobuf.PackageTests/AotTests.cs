@@ -1,0 +1,32 @@
+using System;
+using System.IO;
+using Xunit;
+
+namespace KafkaProtobuf.PackageTests;
+
+public class AotTests
+{
+    [Fact]
+    public void AotSample_PublishesWithoutWarningsAndRuns()
+    {
+        // Native AOT on Linux links with the system's C toolchain; this machine kind has gcc (and clang on some).
+        Assert.True(DotNet.IsOnPath("clang") || DotNet.IsOnPath("gcc"), "native AOT needs clang or gcc as its linker");
+        string output = Directory.CreateTempSubdirectory("kafkaprotobuf-aot-").FullName;
+        try
+        {
+            string publish = DotNet.Dotnet(
+                $"publish samples/KafkaProtobuf.AotSample/KafkaProtobuf.AotSample.csproj -c Release -r linux-x64 -o \"{output}\"",
+                DotNet.RepositoryRoot,
+                TimeSpan.FromMinutes(8));
+            Assert.DoesNotContain("warning IL", publish, StringComparison.Ordinal);
+
+            (int exitCode, string run) = DotNet.Run(Path.Combine(output, "KafkaProtobuf.AotSample"), string.Empty, output, TimeSpan.FromMinutes(1));
+            Assert.Equal(0, exitCode);
+            Assert.Contains("AOT sample: OK", run, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(output, recursive: true);
+        }
+    }
+}

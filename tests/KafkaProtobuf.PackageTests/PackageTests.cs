@@ -1,0 +1,112 @@
+using System;
+using System.IO;
+using System.IO.Compression;
+using System.Linq;
+using System.Xml.Linq;
+using Xunit;
+
+namespace KafkaProtobuf.PackageTests;
+
+public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackages>
+{
+    private static XDocument Nuspec(string nupkg)
+    {
+        using ZipArchive zip = ZipFile.OpenRead(nupkg);
+        ZipArchiveEntry entry = zip.Entries.Single(e => e.FullName.EndsWith(".nuspec", StringComparison.Ordinal));
+        using Stream stream = entry.Open();
+        return XDocument.Load(stream);
+    }
+
+    private static string[] Entries(string file)
+    {
+        using ZipArchive zip = ZipFile.OpenRead(file);
+        return zip.Entries.Select(e => e.FullName).ToArray();
+    }
+
+    private static XElement Metadata(XDocument nuspec) => nuspec.Root!.Elements().Single(e => e.Name.LocalName == "metadata");
+
+    private static string? Field(XDocument nuspec, string name) =>
+        Metadata(nuspec).Elements().SingleOrDefault(e => e.Name.LocalName == name)?.Value;
+
+    private static string[] Dependencies(XDocument nuspec, string targetFramework) =>
+        Metadata(nuspec).Descendants().Where(e => e.Name.LocalName == "group" && (string?)e.Attribute("targetFramework") == targetFramework)
+            .SelectMany(g => g.Elements().Select(d => $"{d.Attribute("id")!.Value} {d.Attribute("version")!.Value}"))
+            .Order()
+            .ToArray();
+
+    [Fact]
+    public void KafkaProtobuf_HasEveryTargetWithXmlDocsTheReadmeAndSymbols()
+    {
+        string[] entries = Entries(packages.Package("KafkaProtobuf"));
+        foreach (string tfm in new[] { "netstandard2.0", "net8.0", "net10.0" })
+        {
+            Assert.Contains($"lib/{tfm}/KafkaProtobuf.dll", entries);
+            Assert.Contains($"lib/{tfm}/KafkaProtobuf.xml", entries);
+        }
+
+        Assert.Contains("README.md", entries);
+        Assert.Contains(Entries(packages.Symbols("KafkaProtobuf")), e => e == "lib/net10.0/KafkaProtobuf.pdb");
+    }
+
+    [Fact]
+    public void KafkaProtobuf_MetadataIsComplete()
+    {
+        XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf"));
+        Assert.Equal("MIT", Field(nuspec, "license"));
+        Assert.Equal("README.md", Field(nuspec, "readme"));
+        Assert.False(string.IsNullOrWhiteSpace(Field(nuspec, "description")));
+        Assert.False(string.IsNullOrWhiteSpace(Field(nuspec, "projectUrl")));
+        Assert.False(string.IsNullOrWhiteSpace(Field(nuspec, "releaseNotes")));
+        Assert.Contains("kafka", Field(nuspec, "tags"), StringComparison.Ordinal);
+        XElement repository = Metadata(nuspec).Elements().Single(e => e.Name.LocalName == "repository");
+        Assert.Equal("git", (string?)repository.Attribute("type"));
+        Assert.False(string.IsNullOrEmpty((string?)repository.Attribute("url")));
+        Assert.False(string.IsNullOrEmpty((string?)repository.Attribute("commit"))); // SourceLink and deterministic builds need it
+    }
+
+    [Fact]
+    public void KafkaProtobuf_DependsOnTheLowestVersionsItNeeds()
+    {
+        XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf"));
+        Assert.Equal(
+            ["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3", "System.Diagnostics.DiagnosticSource 6.0.0", "System.Memory 4.5.4"],
+            Dependencies(nuspec, ".NETStandard2.0"));
+        Assert.Equal(["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net8.0"));
+        Assert.Equal(["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net10.0"));
+    }
+
+    [Fact]
+    public void KafkaProtobufTesting_HasItsTargetsAndNoDependencyOnTheCorePackage()
+    {
+        string[] entries = Entries(packages.Package("KafkaProtobuf.Testing"));
+        Assert.Contains("lib/net8.0/KafkaProtobuf.Testing.dll", entries);
+        Assert.Contains("lib/net10.0/KafkaProtobuf.Testing.dll", entries);
+        Assert.Equal(["Confluent.Kafka 1.9.3"], Dependencies(Nuspec(packages.Package("KafkaProtobuf.Testing")), "net8.0"));
+    }
+
+    [Fact]
+    public void AConsumerProjectRestoringThePackedPackages_BuildsAndRuns()
+    {
+        string project = Directory.CreateDirectory(Path.Combine(packages.WorkDirectory, "consumer")).FullName;
+        string template = Path.Combine(AppContext.BaseDirectory, "ConsumerTemplate");
+        File.WriteAllText(
+            Path.Combine(project, "Consumer.csproj"),
+            File.ReadAllText(Path.Combine(template, "Consumer.csproj.template")).Replace("$(PackageVersion)", packages.Version, StringComparison.Ordinal));
+        File.Copy(Path.Combine(template, "Program.cs"), Path.Combine(project, "Program.cs"));
+        File.Copy(Path.Combine(template, "greeting.proto"), Path.Combine(project, "greeting.proto"));
+        File.WriteAllText(Path.Combine(project, "nuget.config"), $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <packageSources>
+                <add key="packed" value="{packages.Feed}" />
+              </packageSources>
+            </configuration>
+            """);
+
+        string output = DotNet.Dotnet("run -c Release", project, TimeSpan.FromMinutes(5));
+
+        Assert.Contains("package consumer: OK", output, StringComparison.Ordinal);
+        string assets = File.ReadAllText(Path.Combine(project, "obj", "project.assets.json"));
+        Assert.Contains($"\"KafkaProtobuf/{packages.Version}\"", assets, StringComparison.Ordinal); // from the package, not a project
+    }
+}

@@ -1,0 +1,51 @@
+using System;
+using System.Globalization;
+using System.IO;
+
+namespace KafkaProtobuf.PackageTests;
+
+/// <summary>
+/// Packs KafkaProtobuf and KafkaProtobuf.Testing once per test run, with a version of their own so that NuGet's cache
+/// cannot serve an older build.
+/// </summary>
+public sealed class PackedPackages : IDisposable
+{
+    public PackedPackages()
+    {
+        Version = "0.0.0-ci." + DateTime.UtcNow.ToString("yyyyMMddHHmmssfff", CultureInfo.InvariantCulture);
+        WorkDirectory = Directory.CreateTempSubdirectory("kafkaprotobuf-package-tests-").FullName;
+        Feed = Path.Combine(WorkDirectory, "feed");
+        foreach (string project in new[] { "KafkaProtobuf", "KafkaProtobuf.Testing" })
+        {
+            // This test project references both (without their assemblies), so every target framework is built by now;
+            // packing without building cannot race the rest of the solution's build.
+            DotNet.Dotnet(
+                $"pack src/{project}/{project}.csproj -c Release --no-build -o \"{Feed}\" -p:Version={Version}",
+                DotNet.RepositoryRoot,
+                TimeSpan.FromMinutes(5));
+        }
+    }
+
+    public string Version { get; }
+
+    public string WorkDirectory { get; }
+
+    /// <summary>A folder holding the .nupkg and .snupkg files.</summary>
+    public string Feed { get; }
+
+    public string Package(string id) => Path.Combine(Feed, $"{id}.{Version}.nupkg");
+
+    public string Symbols(string id) => Path.Combine(Feed, $"{id}.{Version}.snupkg");
+
+    public void Dispose()
+    {
+        try
+        {
+            Directory.Delete(WorkDirectory, recursive: true);
+        }
+        catch (IOException)
+        {
+            // a temp folder left behind is not a test failure
+        }
+    }
+}
