@@ -24,8 +24,9 @@ public sealed class MultiTypeDeserializerOptions
 
     /// <summary>
     /// Called for a schema identifier not in <see cref="SchemaFiles"/>; returns its file, or <see langword="null"/>
-    /// when unknown (the record is then rejected with <see cref="FrameErrorCode.UnknownSchemaId"/>). Answers are cached
-    /// per identifier, so it is called about once per schema; it must be thread-safe.
+    /// when unknown (the record is then rejected with <see cref="FrameErrorCode.UnknownSchemaId"/>). Answers for up to 256
+    /// identifiers are cached, so it is called about once per schema; it must be thread-safe and cheap enough to be
+    /// called per record for identifiers beyond those.
     /// </summary>
     public Func<SchemaIdentifier, FileDescriptor?>? SchemaFileResolver { get; set; }
 

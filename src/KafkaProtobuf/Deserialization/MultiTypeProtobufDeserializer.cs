@@ -40,8 +40,10 @@ namespace KafkaProtobuf;
 /// </example>
 public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAsyncDeserializer<IMessage>
 {
-    // Resolver answers are cached per schema identifier; garbage ids in poison records must not grow it without bound.
-    private const int MaxCachedResolverAnswers = 4096;
+    // Resolver answers are cached per schema identifier. Real topics carry a handful of schema versions; garbage ids in
+    // poison records must neither grow the cache without bound nor make it resize (fuzzing found a 4,096-entry cache
+    // allocating 320 KB in one resize), so it is sized once and, when full, the resolver is simply asked again.
+    private const int MaxCachedResolverAnswers = 256;
 
     private static readonly Task<IMessage?> NullResult = Task.FromResult<IMessage?>(null);
 
@@ -99,7 +101,9 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
         _skipUnregistered = options.UnregisteredMessageTypes == UnregisteredMessageTypeHandling.Skip;
         _bySchemaId = options.SchemaFiles.ToDictionary(pair => pair.Key, pair => TableFor(pair.Value ?? throw new ArgumentException("A schema file is null.", nameof(options))));
         _resolver = options.SchemaFileResolver;
-        _resolved = _resolver is null ? null : new ConcurrentDictionary<SchemaIdentifier, MessageTypeTable>();
+        _resolved = _resolver is null
+            ? null
+            : new ConcurrentDictionary<SchemaIdentifier, MessageTypeTable>(Environment.ProcessorCount, 2 * MaxCachedResolverAnswers);
 
         FileDescriptor[] files = _registered.Select(t => t.File).Distinct().ToArray();
         if (files.Length == 1 && _bySchemaId.Count == 0 && _resolver is null)
