@@ -17,7 +17,8 @@ namespace KafkaProtobuf;
 /// <para>
 /// The schema identifier is read (and exposed by <see cref="FrameReader"/>) but not looked up: the payload is parsed as
 /// <typeparamref name="T"/>, exactly as Confluent's deserializer without a registry client does. The message-index path
-/// is validated but does not select the type.
+/// is validated but does not select the type; <see cref="FramedDeserializerOptions.VerifyWriterType"/> checks it against
+/// <typeparamref name="T"/>'s, and <see cref="MultiTypeProtobufDeserializer"/> selects the type by it.
 /// </para>
 /// <para>An instance holds no mutable state: share one across threads and consumers, for keys and values alike.</para>
 /// </remarks>
