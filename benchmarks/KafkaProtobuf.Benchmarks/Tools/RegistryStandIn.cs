@@ -10,7 +10,7 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 
 /// <summary>
 /// A loopback HTTP stand-in for Schema Registry that answers the writer-schema lookup Confluent's deserializer makes
-/// (<c>GET /schemas/ids/{id}</c>) with the benchmark's .proto. Its <c>CachedSchemaRegistryClient</c> caches the answer,
+/// (<c>GET /schemas/ids/{id}</c>, or <c>/schemas/guids/{guid}</c> for header-framed records) with the benchmark's .proto. Its <c>CachedSchemaRegistryClient</c> caches the answer,
 /// so after the first record this measures the client's per-record cost, not HTTP.
 /// </summary>
 public sealed class RegistryStandIn : IDisposable
@@ -67,7 +67,8 @@ public sealed class RegistryStandIn : IDisposable
             }
 
             Interlocked.Increment(ref _requests);
-            bool schemaLookup = context.Request.Url?.AbsolutePath.Contains("/schemas/ids/", StringComparison.Ordinal) == true;
+            string path = context.Request.Url?.AbsolutePath ?? string.Empty;
+            bool schemaLookup = path.Contains("/schemas/ids/", StringComparison.Ordinal) || path.Contains("/schemas/guids/", StringComparison.Ordinal);
             context.Response.StatusCode = schemaLookup ? 200 : 404;
             context.Response.ContentType = "application/vnd.schemaregistry.v1+json";
             byte[] answer = schemaLookup ? body : Encoding.UTF8.GetBytes("{\"error_code\":40401,\"message\":\"not found\"}");
