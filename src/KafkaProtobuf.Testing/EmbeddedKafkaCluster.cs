@@ -95,12 +95,7 @@ public sealed class EmbeddedKafkaCluster : IDisposable
     /// idempotence on. A new object each call, for you to adjust.
     /// </summary>
     /// <returns>The configuration.</returns>
-    public ProducerConfig CreateProducerConfig() => new()
-    {
-        BootstrapServers = BootstrapServers,
-        Acks = Acks.All,
-        EnableIdempotence = true,
-    };
+    public ProducerConfig CreateProducerConfig() => RecommendedProducerConfig(BootstrapServers);
 
     /// <summary>
     /// A consumer configuration for this cluster: a new unique group id, reading from the earliest offset, manual
@@ -112,9 +107,31 @@ public sealed class EmbeddedKafkaCluster : IDisposable
     /// <summary>Like <see cref="CreateConsumerConfig()"/>, with the given group id (to share a group between consumers).</summary>
     /// <param name="groupId">The consumer group id.</param>
     /// <returns>The configuration.</returns>
-    public ConsumerConfig CreateConsumerConfig(string groupId) => new()
+    public ConsumerConfig CreateConsumerConfig(string groupId) => RecommendedConsumerConfig(BootstrapServers, groupId);
+
+    /// <summary>
+    /// The producer settings of <see cref="CreateProducerConfig"/> for any cluster, e.g. a real one that tests run
+    /// against instead of the embedded one: acks=all and idempotence on (without them records went missing).
+    /// </summary>
+    /// <param name="bootstrapServers">The cluster's bootstrap servers.</param>
+    /// <returns>A new configuration.</returns>
+    public static ProducerConfig RecommendedProducerConfig(string bootstrapServers) => new()
     {
-        BootstrapServers = BootstrapServers,
+        BootstrapServers = bootstrapServers,
+        Acks = Acks.All,
+        EnableIdempotence = true,
+    };
+
+    /// <summary>
+    /// The consumer settings of <see cref="CreateConsumerConfig(string)"/> for any cluster: earliest offset, manual
+    /// commits, a short session timeout.
+    /// </summary>
+    /// <param name="bootstrapServers">The cluster's bootstrap servers.</param>
+    /// <param name="groupId">The consumer group id.</param>
+    /// <returns>A new configuration.</returns>
+    public static ConsumerConfig RecommendedConsumerConfig(string bootstrapServers, string groupId) => new()
+    {
+        BootstrapServers = bootstrapServers,
         GroupId = groupId,
         AutoOffsetReset = AutoOffsetReset.Earliest,
         EnableAutoCommit = false,

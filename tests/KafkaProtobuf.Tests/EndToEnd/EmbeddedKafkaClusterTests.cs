@@ -55,6 +55,29 @@ public class EmbeddedKafkaClusterTests
     }
 
     [Fact]
+    public void ClientConfigs_PointAtThisClusterWithTheSettingsThatLoseNothing()
+    {
+        using var cluster = EmbeddedKafkaCluster.Start(1);
+
+        ProducerConfig producer = cluster.CreateProducerConfig();
+        Assert.Equal(cluster.BootstrapServers, producer.BootstrapServers);
+        Assert.Equal(Acks.All, producer.Acks);
+        Assert.True(producer.EnableIdempotence);
+
+        ConsumerConfig first = cluster.CreateConsumerConfig();
+        ConsumerConfig second = cluster.CreateConsumerConfig();
+        Assert.Equal(cluster.BootstrapServers, first.BootstrapServers);
+        Assert.NotEqual(first.GroupId, second.GroupId);
+        Assert.Equal(AutoOffsetReset.Earliest, first.AutoOffsetReset);
+        Assert.False(first.EnableAutoCommit);
+        Assert.Equal("shared", cluster.CreateConsumerConfig("shared").GroupId);
+
+        // The same settings serve a real cluster named by address.
+        Assert.Equal("127.0.0.1:9092", EmbeddedKafkaCluster.RecommendedProducerConfig("127.0.0.1:9092").BootstrapServers);
+        Assert.Equal(first.SessionTimeoutMs, EmbeddedKafkaCluster.RecommendedConsumerConfig("127.0.0.1:9092", "g").SessionTimeoutMs);
+    }
+
+    [Fact]
     public void SeveralClustersInOneProcess_AreIndependent()
     {
         using var first = EmbeddedKafkaCluster.Start(1);

@@ -54,24 +54,11 @@ public sealed class TestKafka : IDisposable
         return topic;
     }
 
-    public ProducerConfig CreateProducerConfig() => new()
-    {
-        BootstrapServers = BootstrapServers,
-        Acks = Acks.All,
-        EnableIdempotence = true,
-    };
+    public ProducerConfig CreateProducerConfig() => EmbeddedKafkaCluster.RecommendedProducerConfig(BootstrapServers);
 
     public ConsumerConfig CreateConsumerConfig() => CreateConsumerConfig("kafkaprotobuf-tests-" + Guid.NewGuid().ToString("N"));
 
-    public ConsumerConfig CreateConsumerConfig(string groupId) => new()
-    {
-        BootstrapServers = BootstrapServers,
-        GroupId = groupId,
-        AutoOffsetReset = AutoOffsetReset.Earliest,
-        EnableAutoCommit = false,
-        SessionTimeoutMs = 6000,
-        HeartbeatIntervalMs = 500,
-    };
+    public ConsumerConfig CreateConsumerConfig(string groupId) => EmbeddedKafkaCluster.RecommendedConsumerConfig(BootstrapServers, groupId);
 
     public void Dispose() => _embedded?.Dispose();
 }
