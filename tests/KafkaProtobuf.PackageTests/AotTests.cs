@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Linq;
+using KafkaProtobuf.Tests.Shared;
 using Xunit;
 
 namespace KafkaProtobuf.PackageTests;

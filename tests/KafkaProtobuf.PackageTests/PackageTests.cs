@@ -3,6 +3,7 @@ using System.IO;
 using System.IO.Compression;
 using System.Linq;
 using System.Xml.Linq;
+using KafkaProtobuf.Tests.Shared;
 using Xunit;
 
 namespace KafkaProtobuf.PackageTests;

@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using KafkaProtobuf.Tests.Shared;
 
 namespace KafkaProtobuf.PackageTests;
 

@@ -1,17 +1,22 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
-using System.Linq;
 using System.IO;
+using System.Linq;
 using System.Text;
 
-namespace KafkaProtobuf.PackageTests;
+namespace KafkaProtobuf.Tests.Shared;
 
-/// <summary>Runs the dotnet CLI (or a built program) with a deadline, capturing everything it prints.</summary>
+/// <summary>
+/// Runs the dotnet CLI (or a built program or script) with a deadline, capturing everything it prints; shared by the
+/// test projects that drive the repository from outside (package tests, fuzz smoke tests).
+/// </summary>
 internal static class DotNet
 {
     public static string RepositoryRoot { get; } = FindRoot();
 
-    public static (int ExitCode, string Output) Run(string fileName, string arguments, string workingDirectory, TimeSpan timeout)
+    public static (int ExitCode, string Output) Run(
+        string fileName, string arguments, string workingDirectory, TimeSpan timeout, IReadOnlyDictionary<string, string>? environment = null)
     {
         var start = new ProcessStartInfo(fileName, arguments)
         {
@@ -23,6 +28,10 @@ internal static class DotNet
         start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
         start.Environment["DOTNET_NOLOGO"] = "1";
         start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
+        foreach (KeyValuePair<string, string> variable in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[variable.Key] = variable.Value;
+        }
 
         var output = new StringBuilder();
         using var process = new Process { StartInfo = start };
