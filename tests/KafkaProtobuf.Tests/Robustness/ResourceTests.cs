@@ -79,22 +79,26 @@ public class ResourceTests
     public void ThousandsOfRandomSchemaIds_CostAFewHundredBytesEach()
     {
         // Found by the fuzzer: the resolver-answer cache used to resize at thousands of ids (320 KB in one call).
-        var deserializer = new MultiTypeProtobufDeserializer(
-            [Reading.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => TelemetryReflection.Descriptor });
-        long worst = 0;
-        for (int id = 1; id <= 6000; id++)
+        // The thread's allocation counter is now and then one allocation quantum (~8 KB) off (dotnet/runtime#63487),
+        // so the same ids go through three fresh deserializers and each call counts its least: a resize repeats, a
+        // glitch does not.
+        const int Ids = 6000;
+        long[] least = Enumerable.Repeat(long.MaxValue, Ids + 1).ToArray();
+        for (int run = 0; run < 3; run++)
         {
-            byte[] frame = [0x00, (byte)(id >> 24), (byte)(id >> 16), (byte)(id >> 8), (byte)id, 0x00, 0x0a, 0x01, 0x41];
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            deserializer.TryDeserialize(frame, false, Value, out IMessage? message, out _);
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-            Assert.IsType<Reading>(message);
-            if (id > 10)
+            var deserializer = new MultiTypeProtobufDeserializer(
+                [Reading.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => TelemetryReflection.Descriptor });
+            for (int id = 1; id <= Ids; id++)
             {
-                worst = Math.Max(worst, allocated);
+                byte[] frame = [0x00, (byte)(id >> 24), (byte)(id >> 16), (byte)(id >> 8), (byte)id, 0x00, 0x0a, 0x01, 0x41];
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                deserializer.TryDeserialize(frame, false, Value, out IMessage? message, out _);
+                least[id] = Math.Min(least[id], GC.GetAllocatedBytesForCurrentThread() - before);
+                Assert.IsType<Reading>(message);
             }
         }
 
-        Assert.True(worst <= 1024, $"worst call allocated {worst} B");
+        long worst = least.Skip(11).Max(); // the first calls include one-time set-up
+        Assert.True(worst <= 1024, $"worst call allocated {worst} B (id {Array.IndexOf(least, worst)})");
     }
 }
