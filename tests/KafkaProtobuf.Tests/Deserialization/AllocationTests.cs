@@ -10,40 +10,14 @@ using static KafkaProtobuf.Tests.Support.Hex;
 namespace KafkaProtobuf.Tests.Deserialization;
 
 /// <summary>
-/// The hot path allocates nothing but the message: counted with <see cref="GC.GetAllocatedBytesForCurrentThread"/>
-/// after a warm-up, over many calls, so one allocation per call shows as thousands of bytes. The runtime itself
-/// occasionally allocates a few bytes on the test thread (seen: 8 and 16 bytes in a run), so each measurement is
-/// the least of several attempts: noise comes and goes, a per-call allocation never goes away.
+/// The hot path allocates nothing but the message: counted after a warm-up, over many calls, so one allocation per
+/// call shows as thousands of bytes.
 /// </summary>
 public class AllocationTests
 {
-    private const int Calls = 1_000;
-
     private static readonly Reading Sample = new() { SensorId = "s-1", Value = 21.5, Samples = { 1, 2, 3 } };
 
-    private const int Attempts = 5;
-
-    private static long AllocatedBy(Action action)
-    {
-        for (int i = 0; i < 50; i++)
-        {
-            action(); // warm-up: JIT tiers, statics, lazy initialisation
-        }
-
-        long least = long.MaxValue;
-        for (int attempt = 0; attempt < Attempts; attempt++)
-        {
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int i = 0; i < Calls; i++)
-            {
-                action();
-            }
-
-            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
-        }
-
-        return least;
-    }
+    private static long AllocatedBy(Action action) => AllocationCounter.Least(action, warmUps: 50, callsPerAttempt: 1_000);
 
     public static TheoryData<string, string?> Frames => new()
     {
