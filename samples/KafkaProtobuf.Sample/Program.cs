@@ -7,6 +7,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.Linq;
+using System.Threading;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
 using Google.Protobuf;
@@ -110,12 +111,21 @@ while (consumed < produced && DateTime.UtcNow < deadline)
     }
     catch (ConsumeException e) when (e.IsDeserializationFailure())
     {
-        // Copy the record byte for byte to the dead-letter topic, then move past it.
-        consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10));
-        clock ??= Stopwatch.StartNew();
-        consumed++;
-        deadLettered++;
-        Count(errors, (e.InnerException as InvalidFrameException)?.ErrorCode.ToString() ?? e.Error.Reason);
+        try
+        {
+            // Copy the record byte for byte to the dead-letter topic, then store the offset past it.
+            consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10));
+            clock ??= Stopwatch.StartNew();
+            consumed++;
+            deadLettered++;
+            Count(errors, (e.InnerException as InvalidFrameException)?.ErrorCode.ToString() ?? e.Error.Reason);
+        }
+        catch (DeadLetterException d) when (d.IsRetriable)
+        {
+            // Not written; the consumer was moved back to the record, which comes again after a pause.
+            Console.Error.WriteLine(d.Message);
+            Thread.Sleep(TimeSpan.FromSeconds(1));
+        }
     }
 
     if (progress.ElapsedMilliseconds >= 200)

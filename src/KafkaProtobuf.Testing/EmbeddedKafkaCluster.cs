@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Concurrent;
 using System.Globalization;
 using System.Runtime.InteropServices;
 using Confluent.Kafka;
@@ -23,11 +24,14 @@ namespace KafkaProtobuf.Testing;
 /// <see cref="CreateProducerConfig"/> (acks=all, idempotence), which is what the end-to-end tests use.
 /// </para>
 /// </remarks>
-public sealed class EmbeddedKafkaCluster : IDisposable
+public sealed partial class EmbeddedKafkaCluster : IDisposable
 {
     private const int ErrorBufferSize = 512;
 
     private readonly MockClusterHandle _handle;
+
+    // Partition counts of the topics created through CreateTopic, so faults can be checked against them.
+    private readonly ConcurrentDictionary<string, int> _topics = new(StringComparer.Ordinal);
 
     private EmbeddedKafkaCluster(MockClusterHandle handle, int brokerCount)
     {
@@ -69,25 +73,31 @@ public sealed class EmbeddedKafkaCluster : IDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
         ArgumentOutOfRangeException.ThrowIfLessThan(partitions, 1);
-        ObjectDisposedException.ThrowIf(_handle.IsClosed, this);
+        int error = Invoke(cluster => LibRdKafka.MockTopicCreate(cluster, name, partitions, Math.Min(BrokerCount, 3)));
+        if (error != 0)
+        {
+            throw new KafkaException(new Error((ErrorCode)error, $"Cannot create topic '{name}': {ErrorText(error)}"));
+        }
 
-        bool added = false;
-        _handle.DangerousAddRef(ref added);
-        try
+        _topics[name] = partitions;
+    }
+
+    /// <summary>
+    /// Sets how long a new consumer group waits for more members before its first rebalance (Kafka's
+    /// <c>group.initial.rebalance.delay.ms</c>; 3 s by default, as on a broker). <see cref="TimeSpan.Zero"/> makes
+    /// the first consumer of a group start at once. It applies to every empty group's next join.
+    /// </summary>
+    /// <param name="delay">The delay, whole milliseconds.</param>
+    /// <exception cref="ArgumentOutOfRangeException">The delay is negative or longer than <see cref="int.MaxValue"/> ms.</exception>
+    /// <exception cref="ObjectDisposedException">The cluster was disposed.</exception>
+    public void SetGroupInitialRebalanceDelay(TimeSpan delay)
+    {
+        int milliseconds = Milliseconds(delay, nameof(delay));
+        Invoke(cluster =>
         {
-            int error = LibRdKafka.MockTopicCreate(_handle.DangerousGetHandle(), name, partitions, Math.Min(BrokerCount, 3));
-            if (error != 0)
-            {
-                throw new KafkaException(new Error((ErrorCode)error, $"Cannot create topic '{name}': {Marshal.PtrToStringUTF8(LibRdKafka.ErrorToString(error))}"));
-            }
-        }
-        finally
-        {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
-        }
+            LibRdKafka.MockGroupInitialRebalanceDelay(cluster, milliseconds);
+            return 0;
+        });
     }
 
     /// <summary>
@@ -142,6 +152,29 @@ public sealed class EmbeddedKafkaCluster : IDisposable
     /// <summary>Stops the brokers and frees the native cluster. Safe to call more than once.</summary>
     public void Dispose() => _handle.Dispose();
 
+    /// <summary>
+    /// Calls librdkafka with the native cluster, which cannot be freed meanwhile by a concurrent <see cref="Dispose"/>.
+    /// </summary>
+    private T Invoke<T>(Func<IntPtr, T> call)
+    {
+        ObjectDisposedException.ThrowIf(_handle.IsClosed, this);
+        bool added = false;
+        try
+        {
+            _handle.DangerousAddRef(ref added); // throws ObjectDisposedException if Dispose won the race
+            return call(_handle.DangerousGetHandle());
+        }
+        finally
+        {
+            if (added)
+            {
+                _handle.DangerousRelease();
+            }
+        }
+    }
+
+    private static string ErrorText(int error) => Marshal.PtrToStringUTF8(LibRdKafka.ErrorToString(error)) ?? "error " + error.ToString(CultureInfo.InvariantCulture);
+
     /// <summary>Owns the mock cluster and the librdkafka instance it runs on; destroys them in that order.</summary>
     private sealed class MockClusterHandle : SafeHandle
     {
@@ -175,6 +208,8 @@ public sealed class EmbeddedKafkaCluster : IDisposable
                 throw new InvalidOperationException(string.Create(CultureInfo.InvariantCulture, $"librdkafka could not start a mock cluster of {brokerCount} brokers."));
             }
 
+            // Counted from the start, so RequestCount sees every request a client ever sent.
+            LibRdKafka.MockStartRequestTracking(cluster);
             result._client = client;
             result.SetHandle(cluster);
             return result;

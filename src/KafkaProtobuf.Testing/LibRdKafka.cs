@@ -46,6 +46,59 @@ internal static partial class LibRdKafka
     [LibraryImport(Library, EntryPoint = "rd_kafka_mock_topic_create", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int MockTopicCreate(IntPtr mockCluster, string topic, int partitionCount, int replicationFactor);
 
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_broker_set_down")]
+    internal static partial int MockBrokerSetDown(IntPtr mockCluster, int brokerId);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_broker_set_up")]
+    internal static partial int MockBrokerSetUp(IntPtr mockCluster, int brokerId);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_broker_set_rtt")]
+    internal static partial int MockBrokerSetRtt(IntPtr mockCluster, int brokerId, int rttMs);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_partition_set_leader", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int MockPartitionSetLeader(IntPtr mockCluster, string topic, int partition, int brokerId);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_coordinator_set", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int MockCoordinatorSet(IntPtr mockCluster, string keyType, string key, int brokerId);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_push_request_errors_array")]
+    internal static partial void MockPushRequestErrorsArray(IntPtr mockCluster, short apiKey, UIntPtr count, int[] errors);
+
+    /// <summary>
+    /// One (error, delay) pair of the variadic <c>rd_kafka_mock_broker_push_request_error_rtts</c>. With a count of 1 the
+    /// two variadic ints travel in the argument registers exactly as fixed ones do on the System V x64, AArch64 (but for
+    /// Apple's) and Windows x64 calling conventions; callers check the platform.
+    /// </summary>
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_broker_push_request_error_rtts")]
+    internal static partial int MockBrokerPushRequestErrorRtt(IntPtr mockCluster, int brokerId, short apiKey, UIntPtr count, int error, int rttMs);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_clear_request_errors")]
+    internal static partial void MockClearRequestErrors(IntPtr mockCluster, short apiKey);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_topic_set_error", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial void MockTopicSetError(IntPtr mockCluster, string topic, int error);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_start_request_tracking")]
+    internal static partial void MockStartRequestTracking(IntPtr mockCluster);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_get_requests")]
+    internal static partial IntPtr MockGetRequests(IntPtr mockCluster, out UIntPtr count);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_request_api_key")]
+    internal static partial short MockRequestApiKey(IntPtr request);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_request_id")]
+    internal static partial int MockRequestBrokerId(IntPtr request);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_request_destroy_array")]
+    internal static partial void MockRequestDestroyArray(IntPtr requests, UIntPtr count);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_clear_requests")]
+    internal static partial void MockClearRequests(IntPtr mockCluster);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_group_initial_rebalance_delay_ms")]
+    internal static partial void MockGroupInitialRebalanceDelay(IntPtr mockCluster, int delayMs);
+
     [LibraryImport(Library, EntryPoint = "rd_kafka_err2str")]
     internal static partial IntPtr ErrorToString(int error);
 

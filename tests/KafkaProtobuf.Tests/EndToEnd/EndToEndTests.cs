@@ -202,7 +202,7 @@ public sealed class EndToEndTests : IDisposable
                 }
                 catch (ConsumeException e) when (e.IsDeserializationFailure())
                 {
-                    consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10));
+                    consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10), DeadLetterOffsetHandling.StoreAndCommit);
                     deadLettered++;
                 }
             }

@@ -1,0 +1,131 @@
+using System;
+using System.Collections.Concurrent;
+using System.Threading;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Tests.Support;
+
+/// <summary>
+/// The README's recommended consume loop, as a user writes it, with what it did recorded for the assertions: good
+/// records, dead letters, dead-letter failures it backed off from, and any exception that escaped. With
+/// <see cref="DeadLetterOffsetHandling.Store"/> it stores each good record's offset (auto-commit sends them); with
+/// <see cref="DeadLetterOffsetHandling.StoreAndCommit"/> it is a manual-commit user's loop that commits each record.
+/// </summary>
+public sealed class RecommendedLoop<TKey, TValue>
+{
+    private readonly IConsumer<TKey, TValue> _consumer;
+    private readonly IProducer<byte[], byte[]> _deadLetters;
+    private readonly string _deadLetterTopic;
+    private readonly DeadLetterOffsetHandling _offsetHandling;
+
+    public RecommendedLoop(IConsumer<TKey, TValue> consumer, IProducer<byte[], byte[]> deadLetters, string deadLetterTopic, DeadLetterOffsetHandling offsetHandling)
+    {
+        _consumer = consumer;
+        _deadLetters = deadLetters;
+        _deadLetterTopic = deadLetterTopic;
+        _offsetHandling = offsetHandling;
+    }
+
+    public string Name { get; init; } = "loop";
+
+    /// <summary>How long DeadLetter waits for the broker's acknowledgement.</summary>
+    public TimeSpan DeadLetterTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>The back-off after a retriable dead-letter failure.</summary>
+    public TimeSpan BackOff { get; init; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>Called with each poison record before DeadLetter runs: a test's hook to line faults up with it.</summary>
+    public Action<ConsumeException>? BeforeDeadLetter { get; init; }
+
+    /// <summary>Called after each retriable dead-letter failure, before the back-off.</summary>
+    public Action<DeadLetterException>? AfterDeadLetterFailure { get; init; }
+
+    public ConcurrentQueue<ConsumeResult<TKey, TValue>> Good { get; } = new();
+
+    public ConcurrentQueue<DeadLetterResult> DeadLettered { get; } = new();
+
+    public ConcurrentQueue<DeadLetterException> DeadLetterFailures { get; } = new();
+
+    /// <summary>Commits of good records that failed in the manual-commit loop (its own commits, not DeadLetter's).</summary>
+    public ConcurrentQueue<KafkaException> OwnCommitFailures { get; } = new();
+
+    /// <summary>The non-retriable dead-letter failure the loop stopped on, as the README says to.</summary>
+    public DeadLetterException? StoppedOn { get; private set; }
+
+    /// <summary>Anything else that escaped the loop: the README's loop must not let anything through.</summary>
+    public Exception? Escaped { get; private set; }
+
+    /// <summary>Runs the loop on the calling thread until <paramref name="stop"/> is cancelled or the loop stops itself.</summary>
+    public void Run(CancellationToken stop)
+    {
+        try
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                try
+                {
+                    ConsumeResult<TKey, TValue>? result = _consumer.Consume(TimeSpan.FromMilliseconds(50));
+                    if (result is null)
+                    {
+                        continue;
+                    }
+
+                    Good.Enqueue(result);
+                    if (_offsetHandling == DeadLetterOffsetHandling.Store)
+                    {
+                        _consumer.StoreOffset(result); // EnableAutoOffsetStore = false: at least once
+                    }
+                    else
+                    {
+                        CommitOwn(result);
+                    }
+                }
+                catch (ConsumeException e) when (e.IsDeserializationFailure())
+                {
+                    BeforeDeadLetter?.Invoke(e);
+                    try
+                    {
+                        DeadLettered.Enqueue(_consumer.DeadLetter(e, _deadLetters, _deadLetterTopic, DeadLetterTimeout, _offsetHandling));
+                    }
+                    catch (DeadLetterException d) when (d.IsRetriable)
+                    {
+                        // DeadLetter moved the consumer back to the record: back off, and the next Consume brings it again.
+                        DeadLetterFailures.Enqueue(d);
+                        AfterDeadLetterFailure?.Invoke(d);
+                        stop.WaitHandle.WaitOne(BackOff);
+                    }
+                }
+            }
+        }
+        catch (DeadLetterException d)
+        {
+            StoppedOn = d; // a dead letter that cannot be written: stop on purpose
+        }
+        catch (Exception e)
+        {
+            Escaped = e;
+        }
+    }
+
+    /// <summary>Runs the loop on a new thread; join it after cancelling <paramref name="stop"/>.</summary>
+    public Thread Start(CancellationToken stop)
+    {
+        var thread = new Thread(() => Run(stop)) { IsBackground = true, Name = Name };
+        thread.Start();
+        return thread;
+    }
+
+    private void CommitOwn(ConsumeResult<TKey, TValue> result)
+    {
+        try
+        {
+            _consumer.Commit(result);
+        }
+        catch (KafkaException e)
+        {
+            // A manual-commit loop must survive its own failed commits too (a rebalance, a coordinator move): the next
+            // commit carries the offset, or the partition's new owner reads the record again.
+            OwnCommitFailures.Enqueue(e);
+        }
+    }
+}
