@@ -31,11 +31,15 @@ namespace KafkaProtobuf;
 public static class DeadLetterExtensions
 {
     /// <summary>
-    /// Whether the exception is a key or value deserialization failure, the kind that carries the raw record and that
-    /// consuming again would only repeat.
+    /// Whether the exception is a key or value deserialization failure caused by the record itself, the kind that
+    /// carries the raw record and that consuming again would only repeat: dead-letter it. A record whose writer's
+    /// schema could not be obtained (<see cref="IsSchemaUnavailable"/>) is not one.
     /// </summary>
     /// <param name="exception">The consume exception.</param>
-    /// <returns><see langword="true"/> for <see cref="ErrorCode.Local_KeyDeserialization"/> and <see cref="ErrorCode.Local_ValueDeserialization"/>.</returns>
+    /// <returns>
+    /// <see langword="true"/> for <see cref="ErrorCode.Local_KeyDeserialization"/> and
+    /// <see cref="ErrorCode.Local_ValueDeserialization"/>, unless the cause is a <see cref="SchemaUnavailableException"/>.
+    /// </returns>
     public static bool IsDeserializationFailure(this ConsumeException exception)
     {
         if (exception is null)
@@ -44,7 +48,25 @@ public static class DeadLetterExtensions
         }
 
         return exception.Error.Code is ErrorCode.Local_KeyDeserialization or ErrorCode.Local_ValueDeserialization
-            && exception.ConsumerRecord is not null;
+            && exception.ConsumerRecord is not null
+            && exception.InnerException is not SchemaUnavailableException;
+    }
+
+    /// <summary>
+    /// Whether the record could not be deserialized because its writer's schema could not be obtained (a schema registry
+    /// timed out or failed): the record is good, so do not dead-letter it and commit nothing past it. Seek back to it
+    /// (<c>consumer.Seek(exception.ConsumerRecord.TopicPartitionOffset)</c>), back off, and consume it again.
+    /// </summary>
+    /// <param name="exception">The consume exception.</param>
+    /// <returns><see langword="true"/> when the cause is a <see cref="SchemaUnavailableException"/>.</returns>
+    public static bool IsSchemaUnavailable(this ConsumeException exception)
+    {
+        if (exception is null)
+        {
+            throw new ArgumentNullException(nameof(exception));
+        }
+
+        return exception.InnerException is SchemaUnavailableException && exception.ConsumerRecord is not null;
     }
 
     /// <summary>
@@ -63,7 +85,11 @@ public static class DeadLetterExtensions
 
         if (!exception.IsDeserializationFailure())
         {
-            throw new ArgumentException("Only key and value deserialization failures carry the raw record.", nameof(exception));
+            throw new ArgumentException(
+                exception.IsSchemaUnavailable()
+                    ? "The record's writer's schema could not be obtained; the record is not bad data and must not be dead-lettered: seek back to it and consume it again."
+                    : "Only key and value deserialization failures carry the raw record.",
+                nameof(exception));
         }
 
         ConsumeResult<byte[], byte[]> record = exception.ConsumerRecord;

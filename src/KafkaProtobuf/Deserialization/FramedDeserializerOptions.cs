@@ -1,3 +1,6 @@
+using System;
+using Google.Protobuf.Reflection;
+
 namespace KafkaProtobuf;
 
 /// <summary>
@@ -25,11 +28,30 @@ public sealed class FramedDeserializerOptions
     /// Default <see langword="false"/>, like Confluent's deserializer, which parses whatever arrives.
     /// </summary>
     /// <remarks>
-    /// The path is relative to the writer's schema, so the check is only meaningful when the reader's .proto declares
-    /// its messages (and nested messages, and map fields) in the same order as the writer's: the same file, or a copy
-    /// that only appended. A reordered file turns the check into false alarms or, worse, false passes.
+    /// Without a <see cref="SchemaFileResolver"/> the path is compared with the type's own path, which is only
+    /// meaningful when the reader's .proto declares its messages (and nested messages, and map fields) in the same
+    /// order as the writer's: the same file, or a copy that only appended. With a resolver the path is read in the
+    /// writer's file and the type it names is compared with the deserializer's type by full name, which survives
+    /// reordering.
     /// </remarks>
     public bool VerifyWriterType { get; set; }
+
+    /// <summary>
+    /// Returns the writer's .proto file for a schema identifier (e.g. rebuilt from a schema registry), or
+    /// <see langword="null"/> when the identifier is unknown (<see cref="FrameErrorCode.UnknownSchemaId"/>). Used by
+    /// <see cref="VerifyWriterType"/> (by name) and <see cref="VerifyWriterSchema"/>; answers are cached as for
+    /// <see cref="MultiTypeDeserializerOptions.SchemaFileResolver"/>. An exception means the source failed, not the
+    /// record: it is thrown as <see cref="SchemaUnavailableException"/>.
+    /// </summary>
+    public Func<SchemaIdentifier, FileDescriptor?>? SchemaFileResolver { get; set; }
+
+    /// <summary>
+    /// When <see langword="true"/>, the writer's message type is compared once per schema with the deserializer's type,
+    /// as <see cref="MultiTypeDeserializerOptions.VerifyWriterSchema"/> describes
+    /// (<see cref="FrameErrorCode.IncompatibleWriterSchema"/>). Needs a <see cref="SchemaFileResolver"/>. Default
+    /// <see langword="false"/>.
+    /// </summary>
+    public bool VerifyWriterSchema { get; set; }
 
     internal FrameReader CreateReader() =>
         MessageIndexEncoding == MessageIndexEncoding.ZigZag && SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix

@@ -5,6 +5,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf;
 
@@ -23,16 +24,17 @@ namespace KafkaProtobuf;
 /// <para>An instance holds no mutable state: share one across threads and consumers, for keys and values alike.</para>
 /// </remarks>
 /// <typeparam name="T">The generated Protobuf message type.</typeparam>
-public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDeserializer<T>
+public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDeserializer<T>, ISpanDeserializer<T>
     where T : class, IMessage<T>, new()
 {
-    private static readonly Task<T?> NullResult = Task.FromResult<T?>(null);
-
     private readonly FrameReader _reader;
     private readonly MessageParser<T> _parser;
 
-    // T's own path, when records must be checked against it (FramedDeserializerOptions.VerifyWriterType).
+    // T's own path, when records must be checked against it without a resolver (VerifyWriterType).
     private readonly int[]? _writerTypePath;
+
+    // With a resolver: the writer's files, where each record's path names its type (VerifyWriterType by name, VerifyWriterSchema).
+    private readonly WriterSchemas? _writerSchemas;
     private readonly KeyValuePair<string, object?> _typeTag;
 
     /// <summary>Creates a deserializer for the current format (zigzag indexes, schema-id header before prefix).</summary>
@@ -59,9 +61,22 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     {
         _parser = parser ?? throw new ArgumentNullException(nameof(parser));
         options ??= new FramedDeserializerOptions();
+        if (options.VerifyWriterSchema && options.SchemaFileResolver is null)
+        {
+            throw new ArgumentException("VerifyWriterSchema compares with the writer's schema, which needs a SchemaFileResolver.", nameof(options));
+        }
+
         _reader = options.CreateReader();
         MessageDescriptor descriptor = new T().Descriptor;
-        _writerTypePath = options.VerifyWriterType ? MessageTypePath.Of(descriptor) : null;
+        if (options.SchemaFileResolver is not null && (options.VerifyWriterType || options.VerifyWriterSchema))
+        {
+            _writerSchemas = new WriterSchemas([descriptor], [], options.SchemaFileResolver, options.VerifyWriterSchema);
+        }
+        else if (options.VerifyWriterType)
+        {
+            _writerTypePath = MessageTypePath.Of(descriptor);
+        }
+
         _typeTag = KafkaProtobufMetrics.TypeTag(descriptor.FullName);
     }
 
@@ -73,7 +88,8 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// <param name="isNull">Whether the key or value is null (a tombstone).</param>
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>The message, or <see langword="null"/> for null data.</returns>
-    /// <exception cref="InvalidFrameException">The framing is malformed or the payload is not a valid <typeparamref name="T"/>.</exception>
+    /// <exception cref="InvalidFrameException">The framing is malformed, the record is of another type or schema (when checked), or the payload is not a valid <typeparamref name="T"/>.</exception>
+    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data.</exception>
     public T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
     {
         if (isNull)
@@ -83,7 +99,7 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
 
         if (!TryDecode(data, context, out Frame frame, out T? message, out FrameError error, out Exception? cause))
         {
-            ThrowFor(frame, error, context, cause);
+            ThrowHelper.ThrowInvalidFrame(error, context, frame, Describe(frame, error.Code, context), cause);
         }
 
         return message;
@@ -108,6 +124,7 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// (<see cref="FrameErrorCode.InvalidPayload"/>) costs the parser's own exception, caught inside: Google.Protobuf
     /// has no non-throwing parse.
     /// </remarks>
+    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data, so not an <paramref name="error"/>.</exception>
     public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out T? message, out FrameError error)
     {
         if (isNull)
@@ -123,28 +140,14 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// <summary>
     /// Deserializes a key or value for consumers that take an <see cref="IAsyncDeserializer{T}"/>. The work is done
     /// synchronously: the task is already complete, or already faulted with <see cref="InvalidFrameException"/> for bad
-    /// data (never a synchronous throw).
+    /// data or <see cref="SchemaUnavailableException"/> (never a synchronous throw).
     /// </summary>
     /// <param name="data">The key or value bytes.</param>
     /// <param name="isNull">Whether the key or value is null (a tombstone).</param>
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>A completed task with the message (or <see langword="null"/>), or a faulted one.</returns>
-    public Task<T?> DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context)
-    {
-        if (isNull)
-        {
-            return NullResult;
-        }
-
-        try
-        {
-            return Task.FromResult(Deserialize(data.Span, isNull: false, context));
-        }
-        catch (InvalidFrameException e)
-        {
-            return Task.FromException<T?>(e);
-        }
-    }
+    public Task<T?> DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
+        CompletedDeserialization<T>.Run(this, data, isNull, context);
 
     /// <inheritdoc cref="DeserializeAsync"/>
     Task<T> IAsyncDeserializer<T>.DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
@@ -162,10 +165,13 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
             return false;
         }
 
-        if (_writerTypePath is not null && !frame.MessageIndexes.SequenceEqual(_writerTypePath))
+        FrameErrorCode code = _writerTypePath is not null
+            ? (frame.MessageIndexes.SequenceEqual(_writerTypePath) ? FrameErrorCode.None : FrameErrorCode.UnexpectedMessageType)
+            : _writerSchemas is not null ? CheckWriterType(frame, context) : FrameErrorCode.None;
+        if (code != FrameErrorCode.None)
         {
-            error = new FrameError(FrameErrorCode.UnexpectedMessageType, frame.MessageIndexesOffset, frame.SchemaIdLocation, frame.SchemaId);
-            KafkaProtobufMetrics.Failed(error.Code);
+            error = new FrameError(code, frame.MessageIndexesOffset, frame.SchemaIdLocation, frame.SchemaId);
+            KafkaProtobufMetrics.Failed(code);
             return false;
         }
 
@@ -185,15 +191,40 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
         return true;
     }
 
-    [DoesNotReturn]
-    private void ThrowFor(Frame frame, FrameError error, SerializationContext context, Exception? cause)
+    /// <summary>Reads the record's path in the writer's file: the type it names must be <typeparamref name="T"/> (by name), and readable as it.</summary>
+    private FrameErrorCode CheckWriterType(in Frame frame, SerializationContext context)
     {
-        // Faults after the framing was read can name the path; earlier ones have none to name.
-        int[]? path = error.Code is FrameErrorCode.UnexpectedMessageType or FrameErrorCode.InvalidPayload ? frame.MessageIndexes.ToArray() : null;
-        string? detail = error.Code == FrameErrorCode.UnexpectedMessageType
-            ? "expected " + typeof(T).Name + " at [" + string.Join(", ", _writerTypePath!) + "]"
-            : null;
-        throw new InvalidFrameException(error, context.Component, context.Topic, path, detail, cause);
+        MessageTypeTable? table = _writerSchemas!.Find(frame.SchemaId, context);
+        MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
+        return table is null ? FrameErrorCode.UnknownSchemaId
+            : node is null ? FrameErrorCode.UnknownMessageType
+            : node.Reader is null ? FrameErrorCode.UnexpectedMessageType
+            : node.Incompatibility is null ? FrameErrorCode.None
+            : FrameErrorCode.IncompatibleWriterSchema;
+    }
+
+    /// <summary>What else is known about a type fault, for the exception's message (off the hot path).</summary>
+    private string? Describe(in Frame frame, FrameErrorCode code, SerializationContext context)
+    {
+        if (code < FrameErrorCode.UnknownSchemaId)
+        {
+            return null;
+        }
+
+        if (_writerSchemas is null)
+        {
+            return "expected " + typeof(T).Name + " at [" + string.Join(", ", _writerTypePath!) + "]";
+        }
+
+        MessageTypeTable? table = _writerSchemas.Find(frame.SchemaId, context);
+        MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
+        return code switch
+        {
+            FrameErrorCode.UnknownSchemaId => "the schema file resolver does not know the identifier",
+            FrameErrorCode.UnknownMessageType => "the path is read in " + table!.File.Name,
+            FrameErrorCode.UnexpectedMessageType => "the record is a " + node!.Writer.FullName + ", expected " + _typeTag.Value,
+            _ => node!.Incompatibility,
+        };
     }
 
     private static MessageParser<T> DefaultParser() =>

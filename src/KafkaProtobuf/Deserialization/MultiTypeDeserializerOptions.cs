@@ -23,12 +23,28 @@ public sealed class MultiTypeDeserializerOptions
     public IDictionary<SchemaIdentifier, FileDescriptor> SchemaFiles { get; } = new Dictionary<SchemaIdentifier, FileDescriptor>();
 
     /// <summary>
-    /// Called for a schema identifier not in <see cref="SchemaFiles"/>; returns its file, or <see langword="null"/>
-    /// when unknown (the record is then rejected with <see cref="FrameErrorCode.UnknownSchemaId"/>). Answers for up to 256
-    /// identifiers are cached, so it is called about once per schema; it must be thread-safe and cheap enough to be
-    /// called per record for identifiers beyond those.
+    /// Called for a schema identifier not in <see cref="SchemaFiles"/>; returns the writer's file, or
+    /// <see langword="null"/> when the identifier is unknown (the record is then rejected with
+    /// <see cref="FrameErrorCode.UnknownSchemaId"/>). The file may be the reader's generated one or one rebuilt from a
+    /// schema registry: the record's path is read in it and its type matched to the given types by full name. An
+    /// exception means the source failed, not the record: it is thrown as <see cref="SchemaUnavailableException"/>.
     /// </summary>
+    /// <remarks>
+    /// Answers (not <see langword="null"/> ones) for the 256 most recently used identifiers are cached, and a 257th evicts
+    /// a cold one, so it is called about once per schema. It must be thread-safe, and cheap for identifiers it does not
+    /// know, which poison records carry.
+    /// </remarks>
     public Func<SchemaIdentifier, FileDescriptor?>? SchemaFileResolver { get; set; }
+
+    /// <summary>
+    /// When <see langword="true"/>, each writer's message type is compared once, when its schema is first seen, with
+    /// the given type of the same name, field by field and down through the message types it contains: a field number
+    /// the two declare with different wire types (writer <c>string name = 3</c>, reader <c>int64 count = 3</c>) makes
+    /// every record of that type fail with <see cref="FrameErrorCode.IncompatibleWriterSchema"/> before any is parsed.
+    /// Added and removed fields are fine. Meaningful with a <see cref="SchemaFileResolver"/> that returns the writer's
+    /// own file (e.g. from a schema registry). Default <see langword="false"/>.
+    /// </summary>
+    public bool VerifyWriterSchema { get; set; }
 
     /// <summary>
     /// What to do with a record whose path names a type the deserializer was not given. Default

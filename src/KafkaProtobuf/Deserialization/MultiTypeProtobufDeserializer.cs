@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Linq;
@@ -7,6 +6,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf;
 
@@ -18,12 +18,16 @@ namespace KafkaProtobuf;
 /// </summary>
 /// <remarks>
 /// <para>
-/// Resolution is precomputed: a record costs the framing read, a walk down an array per index, and the parse. Records
+/// Resolution is precomputed: a record costs the framing read, a walk down an array per index, and the parse. The path
+/// is read in the writer's .proto file (the file the schema id maps to, e.g. rebuilt from a schema registry by a
+/// <see cref="MultiTypeDeserializerOptions.SchemaFileResolver"/>), and the writer's type is matched to the given types
+/// by full name, so a reader whose .proto declares its messages in another order still gets the right type. Records
 /// of types not given are rejected or skipped (<see cref="MultiTypeDeserializerOptions.UnregisteredMessageTypes"/>); a
 /// path that names no type, or a schema id with no known file, is rejected with its own error code. A record is never
-/// parsed as a type other than the one its path names.
+/// parsed as a type other than the one its path names. A resolver that fails throws
+/// <see cref="SchemaUnavailableException"/>, never <see cref="InvalidFrameException"/>: the record is not bad data.
 /// </para>
-/// <para>An instance is immutable (but for a cache of resolver answers) and safe to share across threads and consumers.</para>
+/// <para>An instance is immutable (but for bounded caches of resolver answers) and safe to share across threads and consumers.</para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -38,22 +42,10 @@ namespace KafkaProtobuf;
 /// }
 /// </code>
 /// </example>
-public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAsyncDeserializer<IMessage>
+public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAsyncDeserializer<IMessage>, ISpanDeserializer<IMessage>
 {
-    // Resolver answers are cached per schema identifier. Real topics carry a handful of schema versions; garbage ids in
-    // poison records must neither grow the cache without bound nor make it resize (fuzzing found a 4,096-entry cache
-    // allocating 320 KB in one resize), so it is sized once and, when full, the resolver is simply asked again.
-    private const int MaxCachedResolverAnswers = 256;
-
-    private static readonly Task<IMessage?> NullResult = Task.FromResult<IMessage?>(null);
-
     private readonly FrameReader _reader;
-    private readonly HashSet<MessageDescriptor> _registered;
-    private readonly MessageTypeTable? _onlyFile;
-    private readonly Dictionary<SchemaIdentifier, MessageTypeTable> _bySchemaId;
-    private readonly Func<SchemaIdentifier, FileDescriptor?>? _resolver;
-    private readonly ConcurrentDictionary<SchemaIdentifier, MessageTypeTable>? _resolved;
-    private readonly ConcurrentDictionary<FileDescriptor, MessageTypeTable> _tablesByFile = new();
+    private readonly WriterSchemas _writerSchemas;
     private readonly bool _skipUnregistered;
 
     /// <summary>Creates a deserializer for every message type of <paramref name="files"/>.</summary>
@@ -71,7 +63,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// </summary>
     /// <param name="messageTypes">Generated message descriptors, e.g. <c>OrderPlaced.Descriptor</c>.</param>
     /// <param name="options">The options, or <see langword="null"/> for the defaults.</param>
-    /// <exception cref="ArgumentException">No type is given, one is <see langword="null"/>, or one is a map entry.</exception>
+    /// <exception cref="ArgumentException">No type is given, one is <see langword="null"/> or a map entry, or two share a full name.</exception>
     /// <exception cref="ArgumentOutOfRangeException">An option is not a defined enum value.</exception>
     public MultiTypeProtobufDeserializer(IEnumerable<MessageDescriptor> messageTypes, MultiTypeDeserializerOptions? options)
     {
@@ -86,32 +78,21 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown handling for unregistered message types.");
         }
 
-        _registered = new HashSet<MessageDescriptor>(messageTypes);
-        if (_registered.Count == 0 || _registered.Contains(null!))
+        var registered = new HashSet<MessageDescriptor>(messageTypes);
+        if (registered.Count == 0 || registered.Contains(null!))
         {
             throw new ArgumentException("Give at least one message type, and no null ones.", nameof(messageTypes));
         }
 
-        if (_registered.Any(t => t.Parser is null))
+        if (registered.Any(t => t.Parser is null))
         {
             throw new ArgumentException("Map entry types cannot be records.", nameof(messageTypes));
         }
 
         _reader = new FrameReader(options.MessageIndexEncoding, options.SchemaIdLookup);
         _skipUnregistered = options.UnregisteredMessageTypes == UnregisteredMessageTypeHandling.Skip;
-        _bySchemaId = options.SchemaFiles.ToDictionary(pair => pair.Key, pair => TableFor(pair.Value ?? throw new ArgumentException("A schema file is null.", nameof(options))));
-        _resolver = options.SchemaFileResolver;
-        _resolved = _resolver is null
-            ? null
-            : new ConcurrentDictionary<SchemaIdentifier, MessageTypeTable>(Environment.ProcessorCount, 2 * MaxCachedResolverAnswers);
-
-        FileDescriptor[] files = _registered.Select(t => t.File).Distinct().ToArray();
-        if (files.Length == 1 && _bySchemaId.Count == 0 && _resolver is null)
-        {
-            _onlyFile = TableFor(files[0]);
-        }
-
-        MessageTypes = _registered.ToArray();
+        _writerSchemas = new WriterSchemas(registered, options.SchemaFiles, options.SchemaFileResolver, options.VerifyWriterSchema);
+        MessageTypes = registered.ToArray();
     }
 
     /// <summary>The message types this deserializer parses.</summary>
@@ -132,7 +113,8 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="isNull">Whether the key or value is null (a tombstone).</param>
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>The message; a <see cref="SkippedMessage"/> for a skipped type; <see langword="null"/> for null data.</returns>
-    /// <exception cref="InvalidFrameException">Bad framing, an unknown schema id or type, an unregistered type (unless skipped), or a bad payload.</exception>
+    /// <exception cref="InvalidFrameException">Bad framing, an unknown schema id or type, an unregistered type (unless skipped), an incompatible writer's schema, or a bad payload.</exception>
+    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data.</exception>
     public IMessage? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
     {
         if (isNull)
@@ -156,23 +138,9 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="data">The key or value bytes.</param>
     /// <param name="isNull">Whether the key or value is null (a tombstone).</param>
     /// <param name="context">The component (key or value), topic and headers.</param>
-    /// <returns>A completed task with the message, or a faulted one with <see cref="InvalidFrameException"/>.</returns>
-    public Task<IMessage?> DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context)
-    {
-        if (isNull)
-        {
-            return NullResult;
-        }
-
-        try
-        {
-            return Task.FromResult(Deserialize(data.Span, isNull: false, context));
-        }
-        catch (InvalidFrameException e)
-        {
-            return Task.FromException<IMessage?>(e);
-        }
-    }
+    /// <returns>A completed task with the message, or a faulted one with <see cref="InvalidFrameException"/> or <see cref="SchemaUnavailableException"/>.</returns>
+    public Task<IMessage?> DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
+        CompletedDeserialization<IMessage>.Run(this, data, isNull, context);
 
     /// <inheritdoc cref="DeserializeAsync"/>
     Task<IMessage> IAsyncDeserializer<IMessage>.DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
@@ -185,6 +153,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="message">The message, <see cref="SkippedMessage"/> or <see langword="null"/>, when the result is <see langword="true"/>.</param>
     /// <param name="error">What was wrong when the result is <see langword="false"/>.</param>
     /// <returns><see langword="true"/> when the record deserialized (or was skipped).</returns>
+    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data, so not an <paramref name="error"/>.</exception>
     public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out IMessage? message, out FrameError error)
     {
         if (isNull)
@@ -215,11 +184,11 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             return false;
         }
 
-        table = _onlyFile ?? FindTable(frame.SchemaId);
+        table = _writerSchemas.OnlyFile ?? _writerSchemas.Find(frame.SchemaId, context);
         MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
         if (node?.Parser is not { } parser)
         {
-            if (node is not null && _skipUnregistered)
+            if (node is { Reader: null } && _skipUnregistered)
             {
                 message = node.Skipped;
                 KafkaProtobufMetrics.Skipped(node.TypeTag);
@@ -228,7 +197,8 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
 
             FrameErrorCode code = table is null ? FrameErrorCode.UnknownSchemaId
                 : node is null ? FrameErrorCode.UnknownMessageType
-                : FrameErrorCode.UnregisteredMessageType;
+                : node.Reader is null ? FrameErrorCode.UnregisteredMessageType
+                : FrameErrorCode.IncompatibleWriterSchema;
             error = new FrameError(code, frame.MessageIndexesOffset, frame.SchemaIdLocation, frame.SchemaId);
             KafkaProtobufMetrics.Failed(code);
             return false;
@@ -250,53 +220,19 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
         return true;
     }
 
-    private MessageTypeTable? FindTable(SchemaIdentifier schemaId)
-    {
-        if (_bySchemaId.TryGetValue(schemaId, out MessageTypeTable? table))
-        {
-            return table;
-        }
-
-        if (_resolved is null)
-        {
-            return null;
-        }
-
-        if (_resolved.TryGetValue(schemaId, out table))
-        {
-            return table;
-        }
-
-        FileDescriptor? file = _resolver!(schemaId);
-        if (file is null)
-        {
-            return null;
-        }
-
-        table = TableFor(file);
-        if (_resolved.Count < MaxCachedResolverAnswers)
-        {
-            _resolved.TryAdd(schemaId, table);
-        }
-
-        return table;
-    }
-
-    private MessageTypeTable TableFor(FileDescriptor file) =>
-        _tablesByFile.GetOrAdd(file, f => MessageTypeTable.Build(f, _registered.Contains));
-
     [DoesNotReturn]
     private static void ThrowFor(Frame frame, FrameError error, MessageTypeTable? table, SerializationContext context, Exception? cause)
     {
-        int[]? path = error.Code >= FrameErrorCode.InvalidPayload ? frame.MessageIndexes.ToArray() : null;
+        MessageTypeTable.Node? node = error.Code >= FrameErrorCode.InvalidPayload ? table?.Find(frame.MessageIndexes) : null;
         string? detail = error.Code switch
         {
             FrameErrorCode.UnknownSchemaId => "map the identifier to its .proto file in MultiTypeDeserializerOptions.SchemaFiles or SchemaFileResolver",
             FrameErrorCode.UnknownMessageType => "the path is read in " + table!.File.Name,
-            FrameErrorCode.UnregisteredMessageType => "the record is a " + table!.Find(frame.MessageIndexes)!.Descriptor.FullName,
+            FrameErrorCode.UnregisteredMessageType => "the record is a " + node!.Writer.FullName,
+            FrameErrorCode.IncompatibleWriterSchema => node!.Incompatibility,
             _ => null,
         };
-        throw new InvalidFrameException(error, context.Component, context.Topic, path, detail, cause);
+        ThrowHelper.ThrowInvalidFrame(error, context, frame, detail, cause);
     }
 
     private static IEnumerable<MessageDescriptor> AllMessageTypes(IEnumerable<FileDescriptor> files)

@@ -26,6 +26,12 @@ public static class KafkaProtobufMetrics
     /// <summary>Counter of records skipped without parsing (unregistered types), tagged <see cref="MessageTypeTag"/>. Unit <c>{record}</c>.</summary>
     public const string RecordsSkipped = "kafkaprotobuf.records.skipped";
 
+    /// <summary>
+    /// Counter of records whose writer's schema could not be obtained because its source failed
+    /// (<see cref="SchemaUnavailableException"/>): not bad data, so not counted in <see cref="RecordsFailed"/>. Unit <c>{record}</c>.
+    /// </summary>
+    public const string SchemasUnavailable = "kafkaprotobuf.schemas.unavailable";
+
     /// <summary>Tag: the Protobuf full name of the message type, e.g. <c>shop.v1.OrderPlaced</c>.</summary>
     public const string MessageTypeTag = "message.type";
 
@@ -45,6 +51,9 @@ public static class KafkaProtobufMetrics
 
     private static readonly Counter<long> Skips =
         Meter.CreateCounter<long>(RecordsSkipped, "{record}", "Records of unregistered message types skipped without parsing.");
+
+    private static readonly Counter<long> Unavailable =
+        Meter.CreateCounter<long>(SchemasUnavailable, "{record}", "Records whose writer's schema could not be obtained because its source failed.");
 
     // Tags are built once: a boxed enum or a new string per record would allocate on the hot path.
     private static readonly KeyValuePair<string, object?>[] ErrorTags = CreateErrorTags();
@@ -79,6 +88,14 @@ public static class KafkaProtobufMetrics
         if (Skips.Enabled)
         {
             Skips.Add(1, typeTag);
+        }
+    }
+
+    internal static void SchemaUnavailable()
+    {
+        if (Unavailable.Enabled)
+        {
+            Unavailable.Add(1);
         }
     }
 

@@ -101,6 +101,7 @@ public readonly struct FrameError : IEquatable<FrameError>
         FrameErrorCode.UnknownMessageType => "the message-index path names no message type in the writer's .proto file",
         FrameErrorCode.UnregisteredMessageType => "the message-index path names a message type this deserializer was not given",
         FrameErrorCode.UnexpectedMessageType => "the message-index path names another message type than the one expected",
+        FrameErrorCode.IncompatibleWriterSchema => "the writer's schema gives a field of the reader's type another wire type",
         _ => "unknown error " + ((int)code).ToString(CultureInfo.InvariantCulture),
     };
 }

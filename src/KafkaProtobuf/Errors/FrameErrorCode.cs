@@ -94,4 +94,13 @@ public enum FrameErrorCode
     /// type's path in its own file. The offset is that of the path.
     /// </summary>
     UnexpectedMessageType = 15,
+
+    /// <summary>
+    /// The writer's schema check is on (<see cref="FramedDeserializerOptions.VerifyWriterSchema"/>,
+    /// <see cref="MultiTypeDeserializerOptions.VerifyWriterSchema"/>) and the writer's message declares a field with
+    /// the same number as the reader's type but another wire type (e.g. writer <c>string name = 3</c>, reader
+    /// <c>int64 count = 3</c>), here or in a message type it contains. Found once per schema and type, before any
+    /// record of that schema is parsed. The offset is that of the path.
+    /// </summary>
+    IncompatibleWriterSchema = 16,
 }

@@ -15,6 +15,17 @@ internal static class ThrowHelper
     internal static void ThrowInvalidFrame(in FrameError error, SerializationContext context) =>
         throw new InvalidFrameException(error, context.Component, context.Topic, null);
 
+    /// <summary>For faults found once the framing was read: those after the path name it, with what else is known.</summary>
+    [DoesNotReturn]
+    internal static void ThrowInvalidFrame(in FrameError error, SerializationContext context, in Frame frame, string? detail, Exception? cause) =>
+        throw new InvalidFrameException(
+            error,
+            context.Component,
+            context.Topic,
+            error.Code >= FrameErrorCode.InvalidPayload ? frame.MessageIndexes.ToArray() : null,
+            detail,
+            cause);
+
     [DoesNotReturn]
     internal static void ThrowInvalidFrame(in FrameError error) =>
         throw new InvalidFrameException(error, default, null, null);
