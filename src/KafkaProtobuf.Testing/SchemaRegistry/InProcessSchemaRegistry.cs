@@ -1,0 +1,303 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace KafkaProtobuf.Testing.SchemaRegistry;
+
+/// <summary>
+/// A Confluent Schema Registry inside the current process, over HTTP on a 127.0.0.1 port: for tests and samples of
+/// code that registers and looks up schemas, with any client (this package's, Confluent's .NET, Java or Python serdes,
+/// KafkaJS). It answers the REST calls those clients make, with the real registry's JSON shapes and error codes:
+/// schemas by id and GUID (<c>format=serialized</c> or .proto text), subjects and versions, registration (ids from 1, a
+/// GUID per schema, idempotent), lookup, references, compatibility (answer chosen with <see cref="Compatible"/>),
+/// subject and global configuration, modes, contexts and (empty) associations.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Faults on purpose: <see cref="AddedLatency"/>, <see cref="FailNextRequests"/>, <see cref="Stop"/> and
+/// <see cref="StartAgain"/> (same port), and <see cref="RequestCount"/> per path. Dispose it when done.
+/// </para>
+/// <para>
+/// Differences from the real registry: state is in memory; compatibility is not computed but answered as set;
+/// <c>normalize</c> is accepted and ignored (a Protobuf descriptor is always stored as its printed text, which already
+/// ignores field order in the bytes); a Protobuf schema registered as .proto text is stored and served as text and
+/// cannot be asked for in <c>format=serialized</c> (the real registry parses it); no contexts, tags, rules or metadata.
+/// </para>
+/// </remarks>
+public sealed class InProcessSchemaRegistry : IDisposable
+{
+    private const string ContentType = "application/vnd.schemaregistry.v1+json";
+
+    private readonly RegistryStore _store = new();
+    private readonly object _lock = new();
+    private readonly ConcurrentDictionary<string, int> _requestCounts = new(StringComparer.Ordinal);
+    private readonly ConcurrentQueue<string> _authorizationHeaders = new();
+    private HttpListener? _listener;
+    private CancellationTokenSource _stopping = new();
+    private Task? _loop;
+    private int _failuresLeft;
+    private int _failureStatus;
+    private long _latencyTicks;
+    private string? _requiredAuthorization;
+    private bool _disposed;
+
+    private InProcessSchemaRegistry(int port)
+    {
+        Port = port;
+        Url = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture);
+    }
+
+    /// <summary>The registry's base URL, e.g. <c>http://127.0.0.1:40817</c>.</summary>
+    public string Url { get; }
+
+    /// <summary>The loopback port it listens on (kept across <see cref="Stop"/> and <see cref="StartAgain"/>).</summary>
+    public int Port { get; }
+
+    /// <summary>Whether it is listening (from <see cref="Start"/> or <see cref="StartAgain"/> until <see cref="Stop"/>).</summary>
+    public bool IsRunning => _listener?.IsListening == true;
+
+    /// <summary>
+    /// What compatibility checks answer, and whether a new version of an existing subject is accepted (otherwise
+    /// <c>409</c>, error code 40901). Default <see langword="true"/>.
+    /// </summary>
+    public bool Compatible
+    {
+        get { lock (_lock) { return _store.Compatible; } }
+        set { lock (_lock) { _store.Compatible = value; } }
+    }
+
+    /// <summary>A delay added before every answer (a slow registry); <see cref="TimeSpan.Zero"/> by default.</summary>
+    public TimeSpan AddedLatency
+    {
+        get => TimeSpan.FromTicks(Interlocked.Read(ref _latencyTicks));
+        set => Interlocked.Exchange(ref _latencyTicks, value < TimeSpan.Zero ? throw new ArgumentOutOfRangeException(nameof(value)) : value.Ticks);
+    }
+
+    /// <summary>The <c>Authorization</c> header of every request received, in order (empty strings for none).</summary>
+    public IReadOnlyCollection<string> AuthorizationHeaders => _authorizationHeaders.ToArray();
+
+    /// <summary>Starts a registry on a free loopback port.</summary>
+    /// <returns>The running registry.</returns>
+    public static InProcessSchemaRegistry Start()
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            var registry = new InProcessSchemaRegistry(FreePort());
+            try
+            {
+                registry.Listen();
+                return registry;
+            }
+            catch (HttpListenerException) when (attempt < 10)
+            {
+                registry.Dispose(); // the port was taken between probing and listening; try another
+            }
+        }
+    }
+
+    /// <summary>Stops listening: connections are refused until <see cref="StartAgain"/>. The schemas are kept.</summary>
+    public void Stop()
+    {
+        lock (_lock)
+        {
+            _listener?.Close();
+            _listener = null;
+            _stopping.Cancel(); // answers held back by AddedLatency end now
+        }
+
+        _loop?.Wait(TimeSpan.FromSeconds(10));
+    }
+
+    /// <summary>Listens again on the same port after <see cref="Stop"/>, with the same schemas.</summary>
+    /// <exception cref="ObjectDisposedException">The registry was disposed.</exception>
+    public void StartAgain()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!IsRunning)
+        {
+            Listen();
+        }
+    }
+
+    /// <summary>Makes the next <paramref name="count"/> requests fail with <paramref name="status"/> (e.g. 500, 503, 429) and a JSON error body.</summary>
+    /// <param name="count">How many, at least 1.</param>
+    /// <param name="status">An HTTP status from 400 to 599.</param>
+    public void FailNextRequests(int count, int status)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+        if (status is < 400 or > 599)
+        {
+            throw new ArgumentOutOfRangeException(nameof(status), status, "An error status, 400 to 599.");
+        }
+
+        lock (_lock)
+        {
+            _failuresLeft = count;
+            _failureStatus = status;
+        }
+    }
+
+    /// <summary>Requires HTTP basic authentication with these credentials (401 otherwise), as Confluent Cloud does with an API key.</summary>
+    /// <param name="user">The user (API key).</param>
+    /// <param name="password">The password (API secret).</param>
+    public void RequireBasicAuth(string user, string password) =>
+        Volatile.Write(ref _requiredAuthorization, "Basic " + Convert.ToBase64String(Encoding.UTF8.GetBytes(user + ":" + password)));
+
+    /// <summary>Requires this bearer token (401 otherwise).</summary>
+    /// <param name="token">The token.</param>
+    public void RequireBearerToken(string token) => Volatile.Write(ref _requiredAuthorization, "Bearer " + token);
+
+    /// <summary>How many requests were received for a path (without the query), e.g. <c>/schemas/ids/1</c>, any method.</summary>
+    /// <param name="path">The path, starting with <c>/</c>.</param>
+    /// <returns>The count.</returns>
+    public int RequestCount(string path) => _requestCounts.TryGetValue(path, out int count) ? count : 0;
+
+    /// <summary>How many requests were received in all.</summary>
+    public int TotalRequestCount => _requestCounts.Values.Sum();
+
+    /// <summary>Starts the request counts from zero.</summary>
+    public void ResetRequestCounts() => _requestCounts.Clear();
+
+    /// <summary>Stops the registry and frees its port.</summary>
+    public void Dispose()
+    {
+        _disposed = true;
+        Stop();
+    }
+
+    private static int FreePort()
+    {
+        var probe = new TcpListener(IPAddress.Loopback, 0);
+        probe.Start();
+        int port = ((IPEndPoint)probe.LocalEndpoint).Port;
+        probe.Stop();
+        return port;
+    }
+
+    private void Listen()
+    {
+        var listener = new HttpListener();
+        listener.Prefixes.Add(Url + "/");
+        listener.Start();
+        lock (_lock)
+        {
+            _listener = listener;
+            _stopping.Dispose();
+            _stopping = new CancellationTokenSource();
+        }
+
+        _loop = Task.Run(() => AcceptLoop(listener));
+    }
+
+    private async Task AcceptLoop(HttpListener listener)
+    {
+        while (listener.IsListening)
+        {
+            HttpListenerContext context;
+            try
+            {
+                context = await listener.GetContextAsync().ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
+            {
+                return; // stopped
+            }
+
+            _ = Task.Run(() => ServeAsync(context));
+        }
+    }
+
+    private async Task ServeAsync(HttpListenerContext context)
+    {
+        HttpListenerRequest request = context.Request;
+        HttpListenerResponse response = context.Response;
+        string path = request.Url!.AbsolutePath;
+        _requestCounts.AddOrUpdate(path, 1, (_, count) => count + 1);
+        string authorization = request.Headers["Authorization"] ?? string.Empty;
+        _authorizationHeaders.Enqueue(authorization);
+        try
+        {
+            TimeSpan latency = AddedLatency;
+            if (latency > TimeSpan.Zero)
+            {
+                CancellationToken stopping;
+                lock (_lock)
+                {
+                    stopping = _stopping.Token;
+                }
+
+                await Task.Delay(latency, stopping).ConfigureAwait(false);
+            }
+
+            string body;
+            using (var reader = new StreamReader(request.InputStream, Encoding.UTF8))
+            {
+                body = await reader.ReadToEndAsync().ConfigureAwait(false);
+            }
+
+            (int status, byte[] content) = Answer(request.HttpMethod, path, request.QueryString, body, authorization);
+            response.StatusCode = status;
+            response.ContentType = ContentType;
+            response.ContentLength64 = content.Length;
+            await response.OutputStream.WriteAsync(content).ConfigureAwait(false);
+            response.Close();
+        }
+        catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or IOException or InvalidOperationException or OperationCanceledException)
+        {
+            // The client went away, or the registry was stopped mid-answer.
+            response.Abort();
+        }
+    }
+
+    private (int Status, byte[] Content) Answer(string method, string path, System.Collections.Specialized.NameValueCollection query, string body, string authorization)
+    {
+        lock (_lock)
+        {
+            if (_failuresLeft > 0)
+            {
+                _failuresLeft--;
+                return Error(new RegistryError(_failureStatus, _failureStatus * 100 + 1, "Injected failure " + _failureStatus.ToString(CultureInfo.InvariantCulture)));
+            }
+        }
+
+        string? required = Volatile.Read(ref _requiredAuthorization);
+        if (required is not null && authorization != required)
+        {
+            return Error(new RegistryError(401, 40101, "Unauthorized"));
+        }
+
+        try
+        {
+            string[] segments = path.Trim('/').Split('/', StringSplitOptions.RemoveEmptyEntries).Select(Uri.UnescapeDataString).ToArray();
+            lock (_lock)
+            {
+                return RegistryRoutes.Route(_store, method, segments, query, body);
+            }
+        }
+        catch (RegistryError e)
+        {
+            return Error(e);
+        }
+        catch (JsonException e)
+        {
+            return Error(new RegistryError(422, 42201, "Invalid request body: " + e.Message));
+        }
+    }
+
+    private static (int, byte[]) Error(RegistryError error) => (error.Status, RegistryJson.Write(w =>
+    {
+        w.WriteStartObject();
+        w.WriteNumber("error_code", error.ErrorCode);
+        w.WriteString("message", error.Message);
+        w.WriteEndObject();
+    }));
+}

@@ -1,0 +1,73 @@
+using System;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Reflection;
+using System.Runtime.InteropServices;
+using Google.Protobuf.Reflection;
+
+namespace KafkaProtobuf.Tests.Registry;
+
+/// <summary>The protoc that Grpc.Tools ships, run on .proto text: compiles it to a descriptor set.</summary>
+public static class Protoc
+{
+    private static readonly Lazy<string> Tools = new(() =>
+    {
+        string root = typeof(Protoc).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == "NuGetPackageRoot").Value!;
+        string package = Directory.GetDirectories(Path.Combine(root, "grpc.tools")).OrderBy(d => d, StringComparer.Ordinal).Last();
+        return package;
+    });
+
+    public static string IncludeDirectory => Path.Combine(Tools.Value, "build", "native", "include");
+
+    private static string Executable
+    {
+        get
+        {
+            string os = OperatingSystem.IsWindows() ? "windows" : OperatingSystem.IsMacOS() ? "macosx" : "linux";
+            string cpu = RuntimeInformation.OSArchitecture == Architecture.Arm64 ? "arm64" : "x64";
+            return Path.Combine(Tools.Value, "tools", os + "_" + cpu, OperatingSystem.IsWindows() ? "protoc.exe" : "protoc");
+        }
+    }
+
+    /// <summary>Writes the files (relative name → text) to a folder and compiles <paramref name="target"/>.</summary>
+    public static FileDescriptorProto Compile(string target, params (string Name, string Text)[] files)
+    {
+        string folder = Path.Combine(Path.GetTempPath(), "kafkaprotobuf-protoc-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            foreach ((string name, string text) in files)
+            {
+                string path = Path.Combine(folder, name);
+                Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+                File.WriteAllText(path, text);
+            }
+
+            string output = Path.Combine(folder, "out.pb");
+            var start = new ProcessStartInfo(Executable) { RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false };
+            foreach (string argument in new[] { "-I", folder, "-I", IncludeDirectory, "--descriptor_set_out=" + output, target })
+            {
+                start.ArgumentList.Add(argument);
+            }
+
+            using Process process = Process.Start(start)!;
+            string errors = process.StandardError.ReadToEnd();
+            if (!process.WaitForExit(60_000))
+            {
+                process.Kill(entireProcessTree: true);
+                throw new TimeoutException("protoc did not finish");
+            }
+
+            if (process.ExitCode != 0)
+            {
+                throw new InvalidOperationException("protoc failed: " + errors);
+            }
+
+            return FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(output)).File.Single(f => f.Name == target);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+}
