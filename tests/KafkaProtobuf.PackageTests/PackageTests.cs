@@ -82,7 +82,8 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
         string[] entries = Entries(packages.Package("KafkaProtobuf.Testing"));
         Assert.Contains("lib/net8.0/KafkaProtobuf.Testing.dll", entries);
         Assert.Contains("lib/net10.0/KafkaProtobuf.Testing.dll", entries);
-        Assert.Equal(["Confluent.Kafka 1.9.3"], Dependencies(Nuspec(packages.Package("KafkaProtobuf.Testing")), "net8.0"));
+        // Google.Protobuf for the in-process schema registry (descriptors, .proto text).
+        Assert.Equal(["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3"], Dependencies(Nuspec(packages.Package("KafkaProtobuf.Testing")), "net8.0"));
     }
 
     [Fact]
