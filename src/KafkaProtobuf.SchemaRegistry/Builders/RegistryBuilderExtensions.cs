@@ -1,0 +1,67 @@
+using System;
+using Confluent.Kafka;
+using Google.Protobuf;
+using Google.Protobuf.Reflection;
+
+namespace KafkaProtobuf.SchemaRegistry;
+
+/// <summary>One-line set-up of registry-backed serializers and deserializers on Confluent.Kafka's builders.</summary>
+public static class RegistryBuilderExtensions
+{
+    /// <summary>Serializes values with a <see cref="RegistryProtobufSerializer{T}"/> that registers their schema.</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The generated Protobuf message type of the values.</typeparam>
+    /// <param name="builder">The producer builder.</param>
+    /// <param name="registry">The registry client.</param>
+    /// <param name="options">The options, or <see langword="null"/> for Confluent's defaults.</param>
+    /// <returns><paramref name="builder"/>, for chaining.</returns>
+    public static ProducerBuilder<TKey, TValue> SetProtobufValueSerializer<TKey, TValue>(
+        this ProducerBuilder<TKey, TValue> builder, RegistryClient registry, RegistrySerializerOptions? options)
+        where TValue : class, IMessage<TValue>, new() =>
+        (builder ?? throw new ArgumentNullException(nameof(builder))).SetValueSerializer((ISerializer<TValue>)new RegistryProtobufSerializer<TValue>(registry, options));
+
+    /// <summary>Serializes keys with a <see cref="RegistryProtobufSerializer{T}"/> that registers their schema.</summary>
+    /// <typeparam name="TKey">The generated Protobuf message type of the keys.</typeparam>
+    /// <typeparam name="TValue">The value type.</typeparam>
+    /// <param name="builder">The producer builder.</param>
+    /// <param name="registry">The registry client.</param>
+    /// <param name="options">The options, or <see langword="null"/> for Confluent's defaults.</param>
+    /// <returns><paramref name="builder"/>, for chaining.</returns>
+    public static ProducerBuilder<TKey, TValue> SetProtobufKeySerializer<TKey, TValue>(
+        this ProducerBuilder<TKey, TValue> builder, RegistryClient registry, RegistrySerializerOptions? options)
+        where TKey : class, IMessage<TKey>, new() =>
+        (builder ?? throw new ArgumentNullException(nameof(builder))).SetKeySerializer((ISerializer<TKey>)new RegistryProtobufSerializer<TKey>(registry, options));
+
+    /// <summary>
+    /// Deserializes values of several types with a <see cref="MultiTypeProtobufDeserializer"/> that reads each record's
+    /// path in its writer's file from the registry and matches the type by full name: every message type of
+    /// <paramref name="files"/>, whatever order the writer declared them in.
+    /// </summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <param name="builder">The consumer builder.</param>
+    /// <param name="registry">The registry client.</param>
+    /// <param name="files">The reader's generated files.</param>
+    /// <returns><paramref name="builder"/>, for chaining.</returns>
+    public static ConsumerBuilder<TKey, IMessage> SetProtobufValueDeserializer<TKey>(
+        this ConsumerBuilder<TKey, IMessage> builder, RegistryClient registry, params FileDescriptor[] files) =>
+        (builder ?? throw new ArgumentNullException(nameof(builder))).SetValueDeserializer(
+            new MultiTypeProtobufDeserializer(files, new MultiTypeDeserializerOptions { SchemaFileResolver = Resolver(registry) }));
+
+    /// <summary>
+    /// Deserializes values as <typeparamref name="TValue"/>, checking by name in the writer's schema from the registry
+    /// that each record was written as <typeparamref name="TValue"/> (<see cref="FramedDeserializerOptions.VerifyWriterType"/>).
+    /// </summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The generated Protobuf message type of the values.</typeparam>
+    /// <param name="builder">The consumer builder.</param>
+    /// <param name="registry">The registry client.</param>
+    /// <returns><paramref name="builder"/>, for chaining.</returns>
+    public static ConsumerBuilder<TKey, TValue> SetProtobufValueDeserializer<TKey, TValue>(
+        this ConsumerBuilder<TKey, TValue> builder, RegistryClient registry)
+        where TValue : class, IMessage<TValue>, new() =>
+        (builder ?? throw new ArgumentNullException(nameof(builder))).SetValueDeserializer(
+            new FramedProtobufDeserializer<TValue>(new FramedDeserializerOptions { VerifyWriterType = true, SchemaFileResolver = Resolver(registry) }));
+
+    private static Func<SchemaIdentifier, FileDescriptor?> Resolver(RegistryClient registry) =>
+        (registry ?? throw new ArgumentNullException(nameof(registry))).ResolveFile;
+}

@@ -1,0 +1,351 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using Google.Protobuf;
+using Google.Protobuf.Reflection;
+
+namespace KafkaProtobuf.SchemaRegistry;
+
+/// <summary>
+/// A small Confluent Schema Registry client: schemas by id, GUID, subject and version (Protobuf ones as serialized
+/// descriptors), registration, lookup and compatibility checks, and the writer's .proto file of a schema id or GUID
+/// with its references resolved. Answers are cached in bounded caches; concurrent first requests for one key make one
+/// HTTP request; failures are not cached unless <see cref="RegistryClientOptions.FailureCacheTime"/> says so.
+/// </summary>
+/// <remarks>
+/// Every failure is a <see cref="SchemaRegistryRequestException"/>. Thread-safe; share one per registry and dispose it
+/// at the end (a user-supplied <c>HttpClient</c> or handler is not disposed).
+/// </remarks>
+public sealed class RegistryClient : IDisposable
+{
+    private readonly RegistryTransport _transport;
+    private readonly SingleFlightCache<IdKey, RegistrySchema> _byId;
+    private readonly SingleFlightCache<IdKey, FileDescriptor> _files;
+    private readonly SingleFlightCache<VersionKey, RegistrySchema> _byVersion;
+    private readonly SingleFlightCache<RegistrationKey, RegistrySchema> _registrations;
+
+    /// <summary>Creates a client for one registry URL with default settings.</summary>
+    /// <param name="url">The registry's base URL, e.g. <c>https://psrc-1234.europe-west3.gcp.confluent.cloud</c>.</param>
+    public RegistryClient(string url)
+        : this(new RegistryClientOptions { Urls = { url } })
+    {
+    }
+
+    /// <summary>Creates a client.</summary>
+    /// <param name="options">The settings.</param>
+    /// <exception cref="ArgumentException">No URL, both basic and bearer authentication, or both an HttpClient and a handler.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A timeout, retry count, back-off or capacity out of range.</exception>
+    public RegistryClient(RegistryClientOptions options)
+    {
+        if (options is null)
+        {
+            throw new ArgumentNullException(nameof(options));
+        }
+
+        if (options.CacheCapacity < 1 || options.FailureCacheTime < TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), "CacheCapacity must be at least 1 and FailureCacheTime not negative.");
+        }
+
+        _transport = new RegistryTransport(options);
+        _byId = new SingleFlightCache<IdKey, RegistrySchema>(options.CacheCapacity, options.FailureCacheTime);
+        _files = new SingleFlightCache<IdKey, FileDescriptor>(options.CacheCapacity, options.FailureCacheTime);
+        _byVersion = new SingleFlightCache<VersionKey, RegistrySchema>(options.CacheCapacity, options.FailureCacheTime);
+        _registrations = new SingleFlightCache<RegistrationKey, RegistrySchema>(options.CacheCapacity, TimeSpan.Zero);
+    }
+
+    /// <summary>The schema of an id, Protobuf ones as serialized descriptors (<c>GET /schemas/ids/{id}?format=serialized</c>). Cached.</summary>
+    /// <param name="id">The schema id.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The schema.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40403: no such schema).</exception>
+    public Task<RegistrySchema> GetSchemaAsync(int id, CancellationToken cancellationToken = default) =>
+        WaitAsync(_byId.GetAsync(new IdKey(SchemaIdentifier.FromId(id)), FetchByIdAsync), cancellationToken);
+
+    /// <summary>The schema of a GUID (<c>GET /schemas/guids/{guid}?format=serialized</c>). Cached.</summary>
+    /// <param name="schemaGuid">The schema GUID.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The schema.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40403: no such schema).</exception>
+    public Task<RegistrySchema> GetSchemaByGuidAsync(Guid schemaGuid, CancellationToken cancellationToken = default) =>
+        WaitAsync(_byId.GetAsync(new IdKey(SchemaIdentifier.FromGuid(schemaGuid)), FetchByIdAsync), cancellationToken);
+
+    /// <summary>A version of a subject (<c>GET /subjects/{subject}/versions/{version}?format=serialized</c>). Cached.</summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="version">The version, 1 or more.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The schema, with its id, subject and version.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: no such subject; 40402: no such version).</exception>
+    public Task<RegistrySchema> GetVersionAsync(string subject, int version, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        if (version < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(version), version, "Versions start at 1.");
+        }
+
+        return WaitAsync(_byVersion.GetAsync(new VersionKey(subject, version), FetchVersionAsync), cancellationToken);
+    }
+
+    /// <summary>The latest version of a subject (<c>GET /subjects/{subject}/versions/latest?format=serialized</c>). Not cached: it changes.</summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The schema, with its id, subject and version.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: no such subject).</exception>
+    public async Task<RegistrySchema> GetLatestVersionAsync(string subject, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        SchemaJson json = await _transport.SendAsync(HttpMethod.Get, "/subjects/" + Paths.Segment(subject) + "/versions/latest?format=serialized", null, RegistryJsonContext.Default.SchemaJson, cancellationToken).ConfigureAwait(false);
+        RegistrySchema schema = ToSchema(json);
+        if (schema.Version is int version)
+        {
+            _byVersion.Add(new VersionKey(subject, version), schema);
+        }
+
+        return schema;
+    }
+
+    /// <summary>
+    /// Registers a schema under a subject, or finds it if it is already there (<c>POST /subjects/{subject}/versions</c>):
+    /// the answer has its id, GUID (registries since Confluent Platform 8.0) and version. Cached per subject and schema.
+    /// </summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="schema">The schema text; for Protobuf, a serialized <c>FileDescriptorProto</c> in base64.</param>
+    /// <param name="schemaType"><c>PROTOBUF</c>, <c>AVRO</c> or <c>JSON</c>.</param>
+    /// <param name="references">Its references, e.g. the imports of a .proto file.</param>
+    /// <param name="normalize">Ask the registry to normalize the schema first (Confluent's <c>normalize.schemas</c>).</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The registered schema.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (409/40901: incompatible; 422/42201: invalid schema).</exception>
+    public Task<RegistrySchema> RegisterAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, bool normalize, CancellationToken cancellationToken = default) =>
+        RegisterOrLookupAsync(subject, schema, schemaType, references, normalize, register: true, cancellationToken);
+
+    /// <summary>Finds the version of a subject that holds a schema, without registering it (<c>POST /subjects/{subject}</c>). Cached.</summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="schema">The schema text.</param>
+    /// <param name="schemaType"><c>PROTOBUF</c>, <c>AVRO</c> or <c>JSON</c>.</param>
+    /// <param name="references">Its references.</param>
+    /// <param name="normalize">Normalize the schema before comparing.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The registered schema with its id, subject and version.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: no such subject; 40403: the schema is not in it).</exception>
+    public Task<RegistrySchema> LookupAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, bool normalize, CancellationToken cancellationToken = default) =>
+        RegisterOrLookupAsync(subject, schema, schemaType, references, normalize, register: false, cancellationToken);
+
+    /// <summary>Whether a schema is compatible with a subject's latest version (<c>POST /compatibility/subjects/{subject}/versions/latest</c>).</summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="schema">The schema text.</param>
+    /// <param name="schemaType"><c>PROTOBUF</c>, <c>AVRO</c> or <c>JSON</c>.</param>
+    /// <param name="references">Its references.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The registry's answer.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed.</exception>
+    public async Task<bool> IsCompatibleAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        CompatibilityJson answer = await _transport.SendAsync(
+            HttpMethod.Post, "/compatibility/subjects/" + Paths.Segment(subject) + "/versions/latest", Request(schema, schemaType, references), RegistryJsonContext.Default.CompatibilityJson, cancellationToken).ConfigureAwait(false);
+        return answer.IsCompatible;
+    }
+
+    /// <summary>
+    /// The writer's .proto file of a schema id or GUID, with its references fetched and resolved into one
+    /// <see cref="FileDescriptor"/> (well-known types from Google.Protobuf). Cached: one request per schema, however
+    /// many callers ask at once.
+    /// </summary>
+    /// <param name="schemaId">The schema id or GUID.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The file.</returns>
+    /// <exception cref="SchemaRegistryRequestException">A request failed.</exception>
+    /// <exception cref="InvalidOperationException">The schema is not Protobuf, or does not build into a file (a reference is missing).</exception>
+    public Task<FileDescriptor> GetFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken = default)
+    {
+        if (schemaId.Kind == SchemaIdKind.None)
+        {
+            throw new ArgumentException("The schema identifier is empty.", nameof(schemaId));
+        }
+
+        return WaitAsync(_files.GetAsync(new IdKey(schemaId), BuildFileAsync), cancellationToken);
+    }
+
+    /// <summary>
+    /// For <see cref="MultiTypeDeserializerOptions.SchemaFileResolver"/> and <see cref="FramedDeserializerOptions.SchemaFileResolver"/>:
+    /// the writer's file of a schema id or GUID, from the cache without a lock or an allocation once known; the first
+    /// time, it waits for the registry (bounded by the request timeout and retries). <see langword="null"/> when the
+    /// registry has no such schema (the record is bad data); any other failure throws, and the deserializer reports
+    /// it as <see cref="SchemaUnavailableException"/> (not bad data).
+    /// </summary>
+    /// <param name="schemaId">The schema id or GUID.</param>
+    /// <returns>The file, or <see langword="null"/> for an unknown schema.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The registry could not be asked.</exception>
+    public FileDescriptor? ResolveFile(SchemaIdentifier schemaId)
+    {
+        if (_files.TryGet(new IdKey(schemaId), out FileDescriptor file))
+        {
+            return file;
+        }
+
+        try
+        {
+            // Off the caller's synchronization context, so that waiting here cannot deadlock.
+            return Task.Run(() => GetFileAsync(schemaId)).GetAwaiter().GetResult();
+        }
+        catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40403)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// Fills the caches at start-up, so the first records of these schemas do not wait for the registry: the files of
+    /// the given ids and GUIDs, and the latest version of each subject (its id then resolves from the cache).
+    /// </summary>
+    /// <param name="schemaIds">Schema ids and GUIDs to load.</param>
+    /// <param name="subjects">Subjects whose latest versions to load.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>A task that completes when all are loaded.</returns>
+    /// <exception cref="SchemaRegistryRequestException">A request failed.</exception>
+    public async Task WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, IEnumerable<string> subjects, CancellationToken cancellationToken = default)
+    {
+        var ids = (schemaIds ?? throw new ArgumentNullException(nameof(schemaIds))).ToList();
+        foreach (string subject in subjects ?? throw new ArgumentNullException(nameof(subjects)))
+        {
+            RegistrySchema latest = await GetLatestVersionAsync(subject, cancellationToken).ConfigureAwait(false);
+            if (latest.Id is int id)
+            {
+                _byId.Add(new IdKey(SchemaIdentifier.FromId(id)), latest);
+                ids.Add(SchemaIdentifier.FromId(id));
+            }
+        }
+
+        await Task.WhenAll(ids.Distinct().Select(id => GetFileAsync(id, cancellationToken))).ConfigureAwait(false);
+    }
+
+    /// <summary>Closes the client's own HTTP connections (not a user-supplied <c>HttpClient</c> or handler).</summary>
+    public void Dispose() => _transport.Dispose();
+
+    internal static SchemaRequestJson Request(string schema, string schemaType, IReadOnlyList<RegistryReference> references) => new()
+    {
+        Schema = schema ?? throw new ArgumentNullException(nameof(schema)),
+        SchemaType = schemaType == "AVRO" ? null : schemaType ?? throw new ArgumentNullException(nameof(schemaType)),
+        References = (references ?? throw new ArgumentNullException(nameof(references))).Count == 0
+            ? null
+            : references.Select(r => new ReferenceJson { Name = r.Name, Subject = r.Subject, Version = r.Version }).ToList(),
+    };
+
+    private async Task<RegistrySchema> RegisterOrLookupAsync(
+        string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, bool normalize, bool register, CancellationToken cancellationToken)
+    {
+        CheckSubject(subject);
+        SchemaRequestJson request = Request(schema, schemaType, references);
+        var key = new RegistrationKey(subject, schema, schemaType, references, normalize, register);
+        return await WaitAsync(_registrations.GetAsync(key, async k =>
+        {
+            string path = "/subjects/" + Paths.Segment(subject) + (register ? "/versions" : string.Empty) + "?normalize=" + Paths.Flag(normalize);
+            SchemaJson json = await _transport.SendAsync(HttpMethod.Post, path, request, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
+            return ToSchema(json, schema, schemaType, references, subject);
+        }), cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task<RegistrySchema> FetchByIdAsync(IdKey key)
+    {
+        string path = key.Id.Kind == SchemaIdKind.Id
+            ? "/schemas/ids/" + Paths.Number(key.Id.Id!.Value) + "?format=serialized"
+            : "/schemas/guids/" + key.Id.Guid!.Value.ToString("D") + "?format=serialized";
+        SchemaJson json = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
+        return ToSchema(json, id: key.Id);
+    }
+
+    private async Task<RegistrySchema> FetchVersionAsync(VersionKey key)
+    {
+        string path = "/subjects/" + Paths.Segment(key.Subject) + "/versions/" + Paths.Number(key.Version) + "?format=serialized";
+        SchemaJson json = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
+        return ToSchema(json);
+    }
+
+    private async Task<FileDescriptor> BuildFileAsync(IdKey key)
+    {
+        RegistrySchema schema = await _byId.GetAsync(key, FetchByIdAsync).ConfigureAwait(false);
+        return await WriterFileBuilder.BuildAsync(schema, (reference, token) => GetVersionAsync(reference.Subject, reference.Version, token), CancellationToken.None).ConfigureAwait(false);
+    }
+
+    private static RegistrySchema ToSchema(
+        SchemaJson json, string? schema = null, string? schemaType = null, IReadOnlyList<RegistryReference>? references = null, string? subject = null, SchemaIdentifier id = default) =>
+        new(
+            json.Schema ?? schema ?? string.Empty,
+            json.SchemaType ?? schemaType ?? "AVRO",
+            json.References is null ? references ?? Array.Empty<RegistryReference>() : Paths.References(json.References),
+            json.Id ?? id.Id,
+            System.Guid.TryParse(json.Guid, out Guid guid) ? guid : id.Guid,
+            json.Subject ?? subject,
+            json.Version);
+
+    private static async Task<T> WaitAsync<T>(Task<T> task, CancellationToken cancellationToken)
+    {
+        if (!cancellationToken.CanBeCanceled || task.IsCompleted)
+        {
+            return await task.ConfigureAwait(false);
+        }
+
+        // The load goes on for other callers; this one stops waiting.
+        var cancelled = new TaskCompletionSource<T>(TaskCreationOptions.RunContinuationsAsynchronously);
+        using (cancellationToken.Register(() => cancelled.TrySetCanceled(cancellationToken)))
+        {
+            return await (await Task.WhenAny(task, cancelled.Task).ConfigureAwait(false)).ConfigureAwait(false);
+        }
+    }
+
+    private static void CheckSubject(string subject)
+    {
+        if (string.IsNullOrEmpty(subject))
+        {
+            throw new ArgumentException("A subject is required.", nameof(subject));
+        }
+    }
+
+    private readonly struct IdKey(SchemaIdentifier id) : IEquatable<IdKey>
+    {
+        internal SchemaIdentifier Id { get; } = id;
+
+        public bool Equals(IdKey other) => Id == other.Id;
+
+        public override bool Equals(object? obj) => obj is IdKey other && Equals(other);
+
+        public override int GetHashCode() => Id.GetHashCode();
+    }
+
+    private readonly struct VersionKey(string subject, int version) : IEquatable<VersionKey>
+    {
+        internal string Subject { get; } = subject;
+
+        internal int Version { get; } = version;
+
+        public bool Equals(VersionKey other) => Version == other.Version && string.Equals(Subject, other.Subject, StringComparison.Ordinal);
+
+        public override bool Equals(object? obj) => obj is VersionKey other && Equals(other);
+
+        public override int GetHashCode() => (StringComparer.Ordinal.GetHashCode(Subject) * 397) ^ Version;
+    }
+
+    private sealed class RegistrationKey(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, bool normalize, bool register) : IEquatable<RegistrationKey>
+    {
+        private readonly string _subject = subject;
+        private readonly string _schema = schema;
+        private readonly string _schemaType = schemaType;
+        private readonly RegistryReference[] _references = references.ToArray();
+        private readonly bool _normalize = normalize;
+        private readonly bool _register = register;
+
+        public bool Equals(RegistrationKey? other) =>
+            other is not null && _register == other._register && _normalize == other._normalize
+            && _subject == other._subject && _schemaType == other._schemaType && _schema == other._schema
+            && _references.SequenceEqual(other._references);
+
+        public override bool Equals(object? obj) => Equals(obj as RegistrationKey);
+
+        public override int GetHashCode() => (StringComparer.Ordinal.GetHashCode(_subject) * 397) ^ StringComparer.Ordinal.GetHashCode(_schema) ^ (_register ? 1 : 0);
+    }
+}
