@@ -146,6 +146,21 @@ public sealed class InProcessSchemaRegistry : IDisposable
         }
     }
 
+    /// <summary>
+    /// Gives the next schema registered that the registry does not know yet this id and GUID, instead of the next in
+    /// sequence (as a registry in import mode takes them): to reproduce records another registry's ids were written with.
+    /// </summary>
+    /// <param name="id">An id not in use, at least 1.</param>
+    /// <param name="schemaGuid">A GUID not in use.</param>
+    /// <exception cref="ArgumentException">The id or GUID is in use, or the id is not positive.</exception>
+    public void AssignNextSchema(int id, Guid schemaGuid)
+    {
+        lock (_lock)
+        {
+            _store.AssignNext(id, schemaGuid);
+        }
+    }
+
     /// <summary>Requires HTTP basic authentication with these credentials (401 otherwise), as Confluent Cloud does with an API key.</summary>
     /// <param name="user">The user (API key).</param>
     /// <param name="password">The password (API secret).</param>

@@ -16,6 +16,8 @@ internal sealed class RegistryStore
     internal const string DefaultCompatibility = "BACKWARD";
 
     private readonly List<StoredSchema> _schemas = [];
+    private readonly Dictionary<int, StoredSchema> _byId = [];
+    private (int Id, Guid Guid)? _nextIdentity;
     private readonly Dictionary<string, StoredSchema> _byIdentity = new(StringComparer.Ordinal);
     private readonly Dictionary<string, Subject> _subjects = new(StringComparer.Ordinal);
     private readonly Dictionary<string, string> _subjectCompatibility = new(StringComparer.Ordinal);
@@ -28,9 +30,20 @@ internal sealed class RegistryStore
     internal IEnumerable<string> SubjectNames(bool includeDeleted) =>
         _subjects.Values.Where(s => includeDeleted || s.Versions.Any(v => !v.Deleted)).Select(s => s.Name);
 
-    internal int MaxId => _schemas.Count;
+    internal int MaxId => _byId.Count == 0 ? 0 : _byId.Keys.Max();
 
-    internal StoredSchema? SchemaById(int id) => id >= 1 && id <= _schemas.Count ? _schemas[id - 1] : null;
+    internal StoredSchema? SchemaById(int id) => _byId.TryGetValue(id, out StoredSchema? schema) ? schema : null;
+
+    /// <summary>Gives the next new schema this id and GUID (as a registry in import mode would take them).</summary>
+    internal void AssignNext(int id, Guid guid)
+    {
+        if (id < 1 || _byId.ContainsKey(id) || _schemas.Any(s => s.Guid == guid))
+        {
+            throw new ArgumentException("The id must be positive and the id and GUID unused.", nameof(id));
+        }
+
+        _nextIdentity = (id, guid);
+    }
 
     internal StoredSchema? SchemaByGuid(Guid guid) => _schemas.FirstOrDefault(s => s.Guid == guid);
 
@@ -157,8 +170,11 @@ internal sealed class RegistryStore
             return schema;
         }
 
-        schema = new StoredSchema(_schemas.Count + 1, Guid.NewGuid(), request.SchemaType, request.Text, request.Serialized, request.References, identity);
+        (int id, Guid guid) = _nextIdentity ?? (MaxId + 1, Guid.NewGuid());
+        _nextIdentity = null;
+        schema = new StoredSchema(id, guid, request.SchemaType, request.Text, request.Serialized, request.References, identity);
         _schemas.Add(schema);
+        _byId.Add(id, schema);
         _byIdentity.Add(identity, schema);
         return schema;
     }
