@@ -183,11 +183,12 @@ public sealed class RegistryClient : IDisposable
     /// <exception cref="SchemaRegistryRequestException">The registry could not be asked.</exception>
     public FileDescriptor? ResolveFile(SchemaIdentifier schemaId)
     {
-        if (_files.TryGet(new IdKey(schemaId), out FileDescriptor file))
-        {
-            return file;
-        }
+        return _files.TryGet(new IdKey(schemaId), out FileDescriptor file) ? file : WaitForFile(schemaId);
+    }
 
+    /// <summary>The first lookup of a schema; its own method, so its closure is not allocated on cache hits.</summary>
+    private FileDescriptor? WaitForFile(SchemaIdentifier schemaId)
+    {
         try
         {
             // Off the caller's synchronization context, so that waiting here cannot deadlock.

@@ -97,6 +97,15 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
             return last.Framing.Serialize(data, context);
         }
 
+        return SerializeWithNewTarget(data, context);
+    }
+
+    /// <summary>
+    /// The slow path, in its own method: the lambda's closure would otherwise be allocated on entry to
+    /// <see cref="Serialize"/>, for every record.
+    /// </summary>
+    private byte[]? SerializeWithNewTarget(T data, SerializationContext context)
+    {
         Task<FramedProtobufSerializer<T>> pending = FramingFor(context.Topic, context.Component);
         FramedProtobufSerializer<T> framing = pending.IsCompleted
             ? pending.GetAwaiter().GetResult()
