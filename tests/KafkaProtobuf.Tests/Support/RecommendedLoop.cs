@@ -46,6 +46,12 @@ public sealed class RecommendedLoop<TKey, TValue>
 
     public ConcurrentQueue<DeadLetterException> DeadLetterFailures { get; } = new();
 
+    /// <summary>Records whose writer's schema could not be obtained: the loop seeked back to each and consumed it again.</summary>
+    public ConcurrentQueue<ConsumeException> SchemaUnavailable { get; } = new();
+
+    /// <summary>Called after each unavailable schema, before the back-off.</summary>
+    public Action<ConsumeException>? AfterSchemaUnavailable { get; init; }
+
     /// <summary>Commits of good records that failed in the manual-commit loop (its own commits, not DeadLetter's).</summary>
     public ConcurrentQueue<KafkaException> OwnCommitFailures { get; } = new();
 
@@ -94,6 +100,14 @@ public sealed class RecommendedLoop<TKey, TValue>
                         AfterDeadLetterFailure?.Invoke(d);
                         stop.WaitHandle.WaitOne(BackOff);
                     }
+                }
+                catch (ConsumeException e) when (e.IsSchemaUnavailable())
+                {
+                    // Not bad data: commit nothing past it, go back to it, back off, read it again.
+                    SchemaUnavailable.Enqueue(e);
+                    _consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
+                    AfterSchemaUnavailable?.Invoke(e);
+                    stop.WaitHandle.WaitOne(BackOff);
                 }
             }
         }

@@ -1,0 +1,209 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing;
+using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
+using Reader = KafkaProtobuf.Tests.Shop.Reader;
+using Writer = KafkaProtobuf.Tests.Shop.Writer;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace KafkaProtobuf.Tests.EndToEnd;
+
+/// <summary>
+/// Producers that register their schemas and consumers that resolve the writer's schema by name, over the embedded
+/// Kafka cluster and the in-process registry: a reader .proto with reordered messages, ids and GUIDs, and a registry
+/// outage in the middle of a stream.
+/// </summary>
+public sealed class RegistryEndToEndTests(ITestOutputHelper output) : IDisposable
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(3);
+    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
+
+    public void Dispose()
+    {
+        _registry.Dispose();
+        _cluster.Dispose();
+    }
+
+    /// <summary>The stream: the three types and a nested one, in turn, each record's order id its sequence number.</summary>
+    private static IMessage WriterMessage(int i) => (i % 4) switch
+    {
+        0 => new Writer.OrderPlaced { OrderId = "o-" + i, Lines = { new Writer.OrderPlaced.Types.Line { Sku = "sku-" + i, Quantity = i } }, Total = new Writer.Money { Currency = "EUR", Units = i } },
+        1 => new Writer.OrderShipped { OrderId = "o-" + i, To = new Writer.Address { City = "Ghent" }, Carrier = new Writer.OrderShipped.Types.Carrier { Name = "c" } },
+        2 => new Writer.OrderCancelled { OrderId = "o-" + i, Reason = "r" },
+        _ => new Writer.OrderShipped.Types.Carrier { Name = "carrier-" + i, Tracking = "t" },
+    };
+
+    /// <summary>Frames a record with the registering serializer of its type, prefix (id) or header (GUID) placement.</summary>
+    private static Message<byte[], byte[]> Frame(RegistryClient registry, string topic, IMessage message, SchemaIdPlacement placement)
+    {
+        var options = new RegistrySerializerOptions { SchemaIdPlacement = placement };
+        var headers = new Headers();
+        var context = new SerializationContext(MessageComponentType.Value, topic, headers);
+        byte[]? value = message switch
+        {
+            Writer.OrderPlaced m => new RegistryProtobufSerializer<Writer.OrderPlaced>(registry, options).Serialize(m, context),
+            Writer.OrderShipped m => new RegistryProtobufSerializer<Writer.OrderShipped>(registry, options).Serialize(m, context),
+            Writer.OrderCancelled m => new RegistryProtobufSerializer<Writer.OrderCancelled>(registry, options).Serialize(m, context),
+            Writer.OrderShipped.Types.Carrier m => new RegistryProtobufSerializer<Writer.OrderShipped.Types.Carrier>(registry, options).Serialize(m, context),
+            _ => throw new ArgumentException("not a stream type", nameof(message)),
+        };
+        return new Message<byte[], byte[]> { Value = value!, Headers = headers };
+    }
+
+    private void Produce(string topic, IEnumerable<Message<byte[], byte[]>> records)
+    {
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        foreach (Message<byte[], byte[]> record in records)
+        {
+            producer.Produce(new TopicPartition(topic, 0), record);
+        }
+
+        Assert.Equal(0, producer.Flush(Deadline));
+    }
+
+    private List<ConsumeResult<Ignore, IMessage>> ConsumeAll(string topic, IDeserializer<IMessage> deserializer, int count, List<ConsumeException> errors)
+    {
+        using IConsumer<Ignore, IMessage> consumer = new ConsumerBuilder<Ignore, IMessage>(_cluster.CreateConsumerConfig()).SetValueDeserializer(deserializer).Build();
+        consumer.Assign(new TopicPartitionOffset(topic, 0, Offset.Beginning));
+        var results = new List<ConsumeResult<Ignore, IMessage>>();
+        DateTime deadline = DateTime.UtcNow + Deadline;
+        while (results.Count + errors.Count < count && DateTime.UtcNow < deadline)
+        {
+            try
+            {
+                if (consumer.Consume(TimeSpan.FromMilliseconds(100)) is { } result)
+                {
+                    results.Add(result);
+                }
+            }
+            catch (ConsumeException e)
+            {
+                errors.Add(e);
+            }
+        }
+
+        return results;
+    }
+
+    [Fact]
+    public void RecordsRegisteredByTheWriter_AreReadByNameInAReorderedReaderProto_WithIdsAndGuids()
+    {
+        const int count = 400;
+        _cluster.CreateTopic("orders", 1);
+        var written = new List<IMessage>();
+        using (var producerRegistry = new RegistryClient(_registry.Url))
+        {
+            Produce("orders", Enumerable.Range(0, count).Select(i =>
+            {
+                IMessage message = WriterMessage(i);
+                written.Add(message);
+                return Frame(producerRegistry, "orders", message, i % 3 == 0 ? SchemaIdPlacement.Header : SchemaIdPlacement.Prefix);
+            }).ToList());
+        }
+
+        // By name, in the writer's file from the registry: every record is the reader's type of the same name, same content.
+        using var consumerRegistry = new RegistryClient(_registry.Url);
+        var byName = new MultiTypeProtobufDeserializer([Reader.OrdersReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = consumerRegistry.ResolveFile });
+        var errors = new List<ConsumeException>();
+        List<ConsumeResult<Ignore, IMessage>> read = ConsumeAll("orders", byName, count, errors);
+        Assert.Empty(errors);
+        Assert.Equal(count, read.Count);
+        for (int i = 0; i < count; i++)
+        {
+            IMessage message = read[i].Message.Value;
+            Assert.Equal(written[i].Descriptor.FullName, message.Descriptor.FullName);
+            Assert.StartsWith("KafkaProtobuf.Tests.Shop.Reader.", message.GetType().FullName, StringComparison.Ordinal);
+            Assert.Equal(written[i].ToByteArray(), message.ToByteArray());
+        }
+
+        // What this fixes: by path in the reader's own file, OrderPlaced [0] reads as the reader's OrderCancelled, and so on.
+        var errorsByPath = new List<ConsumeException>();
+        List<ConsumeResult<Ignore, IMessage>> byPath = ConsumeAll("orders", MultiTypeProtobufDeserializer.ForFiles(Reader.OrdersReflection.Descriptor), count, errorsByPath);
+        int wrongType = byPath.Count(r => r.Message.Value.Descriptor.FullName != written[(int)r.Offset.Value].Descriptor.FullName);
+        output.WriteLine($"by path: {byPath.Count - wrongType} right, {wrongType} wrong type, {errorsByPath.Count} rejected; by name: {count} right");
+        // Every OrderPlaced and OrderCancelled is read as the other type (silently, when its bytes happen to parse) or rejected.
+        Assert.Equal(count / 2, wrongType + errorsByPath.Count);
+        Assert.True(wrongType > 0, "some records are silently read as the wrong type");
+    }
+
+    [Fact]
+    public void ARegistryOutageMidStream_DeadLettersNothingGood_AndLosesNothingOnceTheRegistryIsBack()
+    {
+        _cluster.CreateTopic("orders", 1);
+        _cluster.CreateTopic("orders.dlq", 1);
+        var poisonOffsets = new HashSet<long>();
+        using (var producerRegistry = new RegistryClient(_registry.Url))
+        {
+            // 200 records framed with the schema id, then 200 with the schema GUID: a new key for the consumer's cache.
+            var records = new List<Message<byte[], byte[]>>();
+            for (int i = 0; i < 400; i++)
+            {
+                if (i % 50 == 25)
+                {
+                    poisonOffsets.Add(records.Count);
+                    records.Add(new Message<byte[], byte[]> { Value = Encoding.UTF8.GetBytes("{\"poison\":" + i + "}") });
+                }
+
+                records.Add(Frame(producerRegistry, "orders", WriterMessage(i), i < 200 ? SchemaIdPlacement.Prefix : SchemaIdPlacement.Header));
+            }
+
+            Produce("orders", records);
+        }
+
+        int total = 400 + poisonOffsets.Count;
+        using var consumerRegistry = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, MaxRetries = 0, RequestTimeout = TimeSpan.FromSeconds(2) });
+        ConsumerConfig config = _cluster.CreateConsumerConfig();
+        config.EnableAutoCommit = true;
+        config.EnableAutoOffsetStore = false;
+        using IConsumer<Ignore, IMessage> consumer = new ConsumerBuilder<Ignore, IMessage>(config)
+            .SetProtobufValueDeserializer(consumerRegistry, Reader.OrdersReflection.Descriptor)
+            .Build();
+        using IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        consumer.Subscribe("orders");
+
+        RecommendedLoop<Ignore, IMessage> loop = null!;
+        loop = new RecommendedLoop<Ignore, IMessage>(consumer, deadLetters, "orders.dlq", DeadLetterOffsetHandling.Store)
+        {
+            BeforeDeadLetter = _ =>
+            {
+                if (_registry.IsRunning && loop!.Good.Count >= 50)
+                {
+                    _registry.Stop(); // the id is cached by now; the GUID records will need the registry
+                }
+            },
+            AfterSchemaUnavailable = _ =>
+            {
+                if (loop!.SchemaUnavailable.Count == 5)
+                {
+                    _registry.StartAgain();
+                }
+            },
+        };
+        using var stop = new CancellationTokenSource(Deadline);
+        Thread thread = loop.Start(stop.Token);
+        while (thread.IsAlive && !stop.IsCancellationRequested && loop.Good.Select(r => r.Offset.Value).Distinct().Count() + loop.DeadLettered.Count < total)
+        {
+            Thread.Sleep(20);
+        }
+
+        stop.Cancel();
+        Assert.True(thread.Join(Deadline));
+
+        Assert.Null(loop.Escaped);
+        Assert.True(loop.SchemaUnavailable.Count >= 5, $"{loop.SchemaUnavailable.Count} unavailable schemas seen");
+        Assert.All(loop.SchemaUnavailable, e => Assert.IsType<SchemaUnavailableException>(e.InnerException));
+        Assert.Equal(Enumerable.Range(0, total).Where(o => !poisonOffsets.Contains(o)).Select(o => (long)o), loop.Good.Select(r => r.Offset.Value).Distinct().Order());
+        Assert.Equal(poisonOffsets.Order(), loop.DeadLettered.Select(d => d.Record.Offset.Value).Order()); // only the poison records
+        output.WriteLine($"{loop.SchemaUnavailable.Count} records met the outage and were read again; {loop.DeadLettered.Count} dead letters, all poison");
+    }
+}
