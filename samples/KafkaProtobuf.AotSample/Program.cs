@@ -1,9 +1,12 @@
 // Native AOT smoke test: frame a record with the serializer, read it back with the typed and the multi-type
-// deserializers and the framing reader, reject a malformed one, and print what happened. Exit code 0 = all as expected.
+// deserializers and the framing reader, reject a malformed one, then register the schema in the in-process registry
+// and read a registered record back by name; print what happened. Exit code 0 = all as expected.
 using System;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing.SchemaRegistry;
 using Shop.V1;
 
 var headers = new Headers();
@@ -36,6 +39,15 @@ catch (InvalidFrameException e)
     Console.WriteLine($"rejected: {e.ErrorCode} at byte {e.Offset}");
 }
 
-bool ok = order.Equals(typed) && order.Equals(dispatched) && frame.MessageIndexes.ToString() == "[1]" && rejected;
+// The registry path: JSON by source generation, HTTP on loopback, the writer's file built from the registry's answer.
+using var registry = InProcessSchemaRegistry.Start();
+using var client = new RegistryClient(registry.Url);
+byte[] registered = new RegistryProtobufSerializer<OrderPlaced>(client, null).Serialize(order, context)!;
+using var reader = new RegistryClient(registry.Url); // a cold cache: the writer's file comes over HTTP
+var byName = new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = reader.ResolveFile });
+IMessage? resolved = byName.Deserialize(registered, false, context);
+Console.WriteLine($"registered: schema id {registered[4]}, resolved by name: {resolved?.Descriptor.FullName}");
+
+bool ok = order.Equals(typed) && order.Equals(dispatched) && frame.MessageIndexes.ToString() == "[1]" && rejected && order.Equals(resolved);
 Console.WriteLine(ok ? "AOT sample: OK" : "AOT sample: FAILED");
 return ok ? 0 : 1;

@@ -1,7 +1,9 @@
 // KafkaProtobuf sample: an order stream with several Protobuf message types on one topic, produced with the package's
 // serializer and consumed through ConsumerBuilder with its deserializers; poison records go to a dead-letter topic.
-// With no arguments it runs on an embedded Kafka cluster (librdkafka's mock, 127.0.0.1 only); with
-// --bootstrap-servers host:port [--topic name] it uses a real cluster.
+// Producers register shop.proto in a Schema Registry; the consumer resolves each record's schema id or GUID to the
+// writer's file and reads its type by name. With no arguments it runs on an embedded Kafka cluster (librdkafka's mock)
+// and an in-process registry, 127.0.0.1 only; --bootstrap-servers host:port [--topic name] uses a real cluster and
+// --schema-registry-url URL a real registry.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -13,11 +15,14 @@ using Confluent.Kafka.Admin;
 using Google.Protobuf;
 using KafkaProtobuf;
 using KafkaProtobuf.Sample;
+using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
+using KafkaProtobuf.Testing.SchemaRegistry;
 using Shop.V1;
 
 const int Orders = 3_000;
 string? bootstrapServers = ArgumentAfter(args, "--bootstrap-servers");
+string? registryUrl = ArgumentAfter(args, "--schema-registry-url");
 string topic = ArgumentAfter(args, "--topic") ?? "shop.orders";
 string deadLetterTopic = topic + ".dlq";
 
@@ -35,6 +40,11 @@ else
     Console.WriteLine($"Kafka at {bootstrapServers}");
 }
 
+using InProcessSchemaRegistry? inProcessRegistry = registryUrl is null ? InProcessSchemaRegistry.Start() : null;
+registryUrl ??= inProcessRegistry!.Url;
+Console.WriteLine((inProcessRegistry is null ? "Schema Registry at " : "In-process Schema Registry at ") + registryUrl);
+using var registry = new RegistryClient(registryUrl);
+
 var producerConfig = new ProducerConfig { BootstrapServers = bootstrapServers, Acks = Acks.All, EnableIdempotence = true, LingerMs = 5 };
 var consumerConfig = new ConsumerConfig
 {
@@ -45,11 +55,12 @@ var consumerConfig = new ConsumerConfig
     SessionTimeoutMs = 6000,
 };
 
-// 1. Produce: records framed by FramedProtobufSerializer<T> (see ShopTraffic.cs), through a raw-bytes producer.
+// 1. Produce: records framed by RegistryProtobufSerializer<T>, which registers shop.proto (see ShopTraffic.cs).
 int produced = 0;
+ShopTraffic traffic = await ShopTraffic.RegisterAsync(registry, topic);
 using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(producerConfig).Build())
 {
-    foreach (Message<byte[], byte[]> record in ShopTraffic.Records(topic, Orders))
+    foreach (Message<byte[], byte[]> record in traffic.Records(topic, Orders))
     {
         producer.Produce(topic, record);
         produced++;
@@ -60,10 +71,11 @@ using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(
 
 Console.WriteLine($"Produced {produced:N0} records to '{topic}': orders placed, shipped and cancelled, tombstones, and a few poison records.");
 
-// 2. Consume: one line each for keys and values. Values are any type of shop.proto, chosen by each record's framing.
+// 2. Consume: values are any type of shop.proto; each record's path is read in the writer's file from the registry
+//    and its type matched by name.
 using IConsumer<OrderKey, IMessage> consumer = new ConsumerBuilder<OrderKey, IMessage>(consumerConfig)
     .SetProtobufKeyDeserializer()
-    .SetValueDeserializer(MultiTypeProtobufDeserializer.ForFiles(ShopReflection.Descriptor))
+    .SetProtobufValueDeserializer(registry, ShopReflection.Descriptor)
     .Build();
 using IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(producerConfig).Build();
 consumer.Subscribe(topic);
@@ -126,6 +138,13 @@ while (consumed < produced && DateTime.UtcNow < deadline)
             Console.Error.WriteLine(d.Message);
             Thread.Sleep(TimeSpan.FromSeconds(1));
         }
+    }
+    catch (ConsumeException e) when (e.IsSchemaUnavailable())
+    {
+        // The registry could not be asked: the record is fine. Go back to it and read it again after a pause.
+        Console.Error.WriteLine(e.InnerException!.Message);
+        consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
+        Thread.Sleep(TimeSpan.FromSeconds(1));
     }
 
     if (progress.ElapsedMilliseconds >= 200)

@@ -77,6 +77,23 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     }
 
     [Fact]
+    public void KafkaProtobufSchemaRegistry_HasItsTargets_AndDependsOnTheCorePackageOnly()
+    {
+        string[] entries = Entries(packages.Package("KafkaProtobuf.SchemaRegistry"));
+        foreach (string framework in new[] { "netstandard2.0", "net8.0", "net10.0" })
+        {
+            Assert.Contains($"lib/{framework}/KafkaProtobuf.SchemaRegistry.dll", entries);
+            Assert.Contains($"lib/{framework}/KafkaProtobuf.SchemaRegistry.xml", entries);
+        }
+
+        XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf.SchemaRegistry"));
+        string core = "KafkaProtobuf " + packages.Version;
+        Assert.Equal([core], Dependencies(nuspec, "net8.0"));
+        Assert.Equal([core], Dependencies(nuspec, "net10.0"));
+        Assert.Equal([core, "System.Text.Json 8.0.5"], Dependencies(nuspec, ".NETStandard2.0")); // JSON by source generation needs it there
+    }
+
+    [Fact]
     public void KafkaProtobufTesting_HasItsTargetsAndNoDependencyOnTheCorePackage()
     {
         string[] entries = Entries(packages.Package("KafkaProtobuf.Testing"));

@@ -246,7 +246,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         RecommendedLoop<Ignore, Device> secondLoop = Loop(second, deadLetters, handling, "second");
         Thread? secondThread = null;
         int heldPoisonRecords = 0;
-        bool lastBatchProduced = false;
+        bool lastBatchStarted = false;
 
         // The first member holds a poison record until the group is rebalancing, then dead-letters it: once while the
         // second member joins, once while it leaves. Before the fix, DeadLetter's commit threw RebalanceInProgress here.
@@ -263,7 +263,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
                     WaitFor(() => _cluster.RequestCount(KafkaApi.JoinGroup) > joins, "the second member's JoinGroup");
                     heldPoisonRecords++;
                 }
-                else if (heldPoisonRecords == 1 && Volatile.Read(ref lastBatchProduced))
+                else if (heldPoisonRecords == 1 && Volatile.Read(ref lastBatchStarted))
                 {
                     int leaves = _cluster.RequestCount(KafkaApi.LeaveGroup);
                     stopSecond.Cancel();
@@ -282,8 +282,9 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
             // Once both members have shared the stream, every partition gets a poison record at its head, so the first
             // member meets one while the second is still in the group.
             WaitFor(() => !secondLoop.Good.IsEmpty && Covered(layout, firstLoop, secondLoop), "both members to consume the first batch");
+            // Flag first: the first member may meet the new poison records before Produce has returned.
+            Volatile.Write(ref lastBatchStarted, true);
             Produce(partitions, (_, i) => i == 0, perPartition: 50);
-            Volatile.Write(ref lastBatchProduced, true);
             WaitFor(() => heldPoisonRecords == 2 && Covered(layout, firstLoop, secondLoop), "the second member to leave and everything to be consumed");
         }
         finally
