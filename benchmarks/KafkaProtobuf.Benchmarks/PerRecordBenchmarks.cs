@@ -21,7 +21,7 @@ public class PerRecordBenchmarks
 #if CONFLUENT
     private IDeserializer<AddressBook.AddressBook> _confluent = null!;
     private IDeserializer<AddressBook.AddressBook> _confluentWithRegistry = null!;
-    private Tools.RegistryStandIn? _registry;
+    private KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry? _registry;
 #endif
 
     [Params("S", "M", "L", "S-header")]
@@ -37,7 +37,7 @@ public class PerRecordBenchmarks
         _frameMemory = _frame;
 #if CONFLUENT
         _confluent = ConfluentDeserializers.SyncOverAsync<AddressBook.AddressBook>();
-        _registry = new Tools.RegistryStandIn(System.IO.File.ReadAllText(System.IO.Path.Combine(AppContext.BaseDirectory, "addressbook.proto")));
+        _registry = Tools.AddressBookRegistry.Start();
         _confluentWithRegistry = ConfluentDeserializers.SyncOverAsyncWithRegistry<AddressBook.AddressBook>(_registry.Url);
 #endif
     }
@@ -60,7 +60,7 @@ public class PerRecordBenchmarks
     [Benchmark(Description = "Confluent 2.15 sync-over-async")]
     public AddressBook.AddressBook ConfluentSyncOverAsync() => _confluent.Deserialize(_frame, isNull: false, _context);
 
-    // As Confluent's users run it: a CachedSchemaRegistryClient, answered once by a loopback stand-in, then cached.
+    // As Confluent's users run it: a CachedSchemaRegistryClient, answered once by the in-process registry, then cached.
     [Benchmark(Description = "Confluent 2.15 + registry client")]
     public AddressBook.AddressBook ConfluentWithRegistryClient() => _confluentWithRegistry.Deserialize(_frame, isNull: false, _context);
 #endif

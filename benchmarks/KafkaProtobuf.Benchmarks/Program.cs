@@ -18,6 +18,9 @@ public static class Program
             case "latency":
                 Tools.LatencyProbe.Run(args);
                 break;
+            case "cold":
+                Tools.ColdStart.Run(args);
+                break;
             case "e2e":
                 Tools.EndToEnd.Run(args);
                 break;

@@ -33,8 +33,7 @@ public static class LatencyProbe
 #if CONFLUENT
         IDeserializer<AddressBook.AddressBook> confluent = ConfluentDeserializers.SyncOverAsync<AddressBook.AddressBook>();
         cases.Add(("Confluent 2.15 sync-over-async", () => confluent.Deserialize(frame, false, context)));
-        string proto = File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "addressbook.proto"));
-        using var registry = new RegistryStandIn(proto);
+        using KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry registry = AddressBookRegistry.Start();
         IDeserializer<AddressBook.AddressBook> withRegistry = ConfluentDeserializers.SyncOverAsyncWithRegistry<AddressBook.AddressBook>(registry.Url);
         cases.Add(("Confluent 2.15 sync-over-async + registry client", () => withRegistry.Deserialize(frame, false, context)));
 #endif
@@ -50,7 +49,7 @@ public static class LatencyProbe
 
 #if CONFLUENT
         Console.WriteLine();
-        Console.WriteLine($"(registry stand-in answered {registry.Requests} HTTP request(s))");
+        Console.WriteLine($"(the in-process registry answered {registry.TotalRequestCount} HTTP request(s))");
 #endif
     }
 

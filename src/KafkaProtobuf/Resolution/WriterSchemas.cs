@@ -27,7 +27,7 @@ internal sealed class WriterSchemas
 
     private readonly Dictionary<string, MessageDescriptor> _readerTypes;
     private readonly Func<MessageDescriptor, MessageDescriptor?> _readerTypeFor;
-    private readonly Dictionary<SchemaIdentifier, MessageTypeTable> _bySchemaId;
+    private readonly Dictionary<SchemaIdentifier, MessageTypeTable>? _bySchemaId; // null when empty: one check less per record
     private readonly Func<SchemaIdentifier, FileDescriptor?>? _resolver;
     private readonly ClockCache<SchemaIdentifier, MessageTypeTable>? _resolved;
     private readonly ClockCache<ReferenceKey<FileDescriptor>, MessageTypeTable> _byFile = new(CacheCapacity);
@@ -56,12 +56,13 @@ internal sealed class WriterSchemas
 
         _readerTypeFor = writer => _readerTypes.TryGetValue(writer.FullName, out MessageDescriptor? reader) ? reader : null;
         _checkWriterSchema = checkWriterSchema;
-        _bySchemaId = schemaFiles.ToDictionary(pair => pair.Key, pair => TableFor(pair.Value ?? throw new ArgumentException("A schema file is null.", nameof(schemaFiles))));
+        Dictionary<SchemaIdentifier, MessageTypeTable> bySchemaId = schemaFiles.ToDictionary(pair => pair.Key, pair => TableFor(pair.Value ?? throw new ArgumentException("A schema file is null.", nameof(schemaFiles))));
+        _bySchemaId = bySchemaId.Count == 0 ? null : bySchemaId;
         _resolver = resolver;
         _resolved = resolver is null ? null : new ClockCache<SchemaIdentifier, MessageTypeTable>(CacheCapacity);
 
         FileDescriptor[] files = readerTypes.Select(t => t.File).Distinct().ToArray();
-        if (files.Length == 1 && _bySchemaId.Count == 0 && resolver is null)
+        if (files.Length == 1 && _bySchemaId is null && resolver is null)
         {
             OnlyFile = TableFor(files[0]);
         }
@@ -71,8 +72,6 @@ internal sealed class WriterSchemas
     internal MessageTypeTable? OnlyFile { get; }
 
     /// <summary>Whether records can be resolved by schema identifier at all (a map or a resolver).</summary>
-    internal bool HasSchemaSource => _bySchemaId.Count > 0 || _resolver is not null;
-
     /// <summary>The writer's file laid out for <paramref name="schemaId"/>, or <see langword="null"/> when no file is known for it.</summary>
     /// <exception cref="SchemaUnavailableException">The resolver threw.</exception>
     internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context)
@@ -82,17 +81,18 @@ internal sealed class WriterSchemas
             return OnlyFile;
         }
 
-        if (_bySchemaId.TryGetValue(schemaId, out MessageTypeTable? table))
+        MessageTypeTable? table;
+        if (_resolved is not null && _resolved.TryGetValue(schemaId, out table))
+        {
+            return table; // checked first, as the hot case: the resolver is only asked for ids the map lacks, so it never shadows the map
+        }
+
+        if (_bySchemaId is not null && _bySchemaId.TryGetValue(schemaId, out table))
         {
             return table;
         }
 
-        if (_resolved is null)
-        {
-            return null;
-        }
-
-        return _resolved.TryGetValue(schemaId, out table) ? table : Resolve(schemaId, context);
+        return _resolved is null ? null : Resolve(schemaId, context);
     }
 
     private MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
