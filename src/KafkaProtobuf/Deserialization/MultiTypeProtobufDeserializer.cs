@@ -184,7 +184,12 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             return false;
         }
 
-        table = _writerSchemas.OnlyFile ?? _writerSchemas.Find(frame.SchemaId, context);
+        table = _writerSchemas.OnlyFile;
+        if (table is null && !_writerSchemas.TryFindKnown(frame.SchemaId, out table))
+        {
+            table = _writerSchemas.Resolve(frame.SchemaId, context);
+        }
+
         MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
         if (node?.Parser is not { } parser)
         {

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf.Reflection;
@@ -74,29 +75,31 @@ internal sealed class WriterSchemas
     /// <summary>Whether records can be resolved by schema identifier at all (a map or a resolver).</summary>
     /// <summary>The writer's file laid out for <paramref name="schemaId"/>, or <see langword="null"/> when no file is known for it.</summary>
     /// <exception cref="SchemaUnavailableException">The resolver threw.</exception>
-    internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context)
-    {
-        if (OnlyFile is not null)
-        {
-            return OnlyFile;
-        }
+    internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context) =>
+        OnlyFile ?? (TryFindKnown(schemaId, out MessageTypeTable? table) ? table : _resolved is null ? null : Resolve(schemaId, context));
 
-        MessageTypeTable? table;
+    /// <summary>The hot path: a known identifier's table, from the map or the resolver's cache, without asking the resolver.</summary>
+    internal bool TryFindKnown(SchemaIdentifier schemaId, [NotNullWhen(true)] out MessageTypeTable? table)
+    {
+        // The resolver's cache first, as the hot case: the resolver is only asked for ids the map lacks, so it never shadows the map.
         if (_resolved is not null && _resolved.TryGetValue(schemaId, out table))
         {
-            return table; // checked first, as the hot case: the resolver is only asked for ids the map lacks, so it never shadows the map
+            return true;
         }
 
-        if (_bySchemaId is not null && _bySchemaId.TryGetValue(schemaId, out table))
-        {
-            return table;
-        }
-
-        return _resolved is null ? null : Resolve(schemaId, context);
+        table = null;
+        return _bySchemaId is not null && _bySchemaId.TryGetValue(schemaId, out table);
     }
 
-    private MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
+    /// <summary>Asks the resolver for an identifier not known yet.</summary>
+    /// <exception cref="SchemaUnavailableException">The resolver threw.</exception>
+    internal MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
     {
+        if (_resolved is null)
+        {
+            return null;
+        }
+
         FileDescriptor? file;
         try
         {
