@@ -19,19 +19,17 @@ public static class ColdStart
         int rounds = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 200;
         using InProcessSchemaRegistry registry = AddressBookRegistry.Start();
         (byte[] frame, SerializationContext context) = Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix);
-        double[] consume = Measure(rounds, () =>
+        double[] consume = Measure(rounds, client =>
         {
-            using var client = new RegistryClient(registry.Url);
             var deserializer = new MultiTypeProtobufDeserializer([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = client.ResolveFile });
             return () => deserializer.Deserialize(frame, false, context);
-        });
-        double[] produce = Measure(rounds, () =>
+        }, registry.Url);
+        double[] produce = Measure(rounds, client =>
         {
-            using var client = new RegistryClient(registry.Url);
             var serializer = new RegistryProtobufSerializer<AddressBook.AddressBook>(client, null);
             AddressBook.AddressBook book = Payloads.Book("S");
             return () => serializer.Serialize(book, new SerializationContext(MessageComponentType.Value, Payloads.Topic, []));
-        });
+        }, registry.Url);
 
         Console.WriteLine($"First record of a schema, {rounds} rounds with a fresh client each, in-process registry on loopback; .NET {Environment.Version}");
         Console.WriteLine("| First record | p50 | p90 | max |");
@@ -40,13 +38,14 @@ public static class ColdStart
         Console.WriteLine(Row("produce: register (already registered: idempotent), frame", produce));
     }
 
-    private static double[] Measure(int rounds, Func<Func<object?>> prepare)
+    private static double[] Measure(int rounds, Func<RegistryClient, Func<object?>> prepare, string url)
     {
         var times = new double[rounds];
         for (int i = -5; i < rounds; i++)
         {
             // A fresh client per round: nothing cached. Its creation is not timed; the first record is.
-            Func<object?> first = prepare();
+            using var client = new RegistryClient(url);
+            Func<object?> first = prepare(client);
             long start = Stopwatch.GetTimestamp();
             first();
             if (i >= 0)
