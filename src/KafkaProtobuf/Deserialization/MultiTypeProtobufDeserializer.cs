@@ -184,11 +184,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             return false;
         }
 
-        table = _writerSchemas.OnlyFile;
-        if (table is null && !_writerSchemas.TryFindKnown(frame.SchemaId, out table))
-        {
-            table = _writerSchemas.Resolve(frame.SchemaId, context);
-        }
+        table = _writerSchemas.Find(frame.SchemaId, context);
 
         MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
         if (node?.Parser is not { } parser)

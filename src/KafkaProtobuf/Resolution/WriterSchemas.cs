@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics.CodeAnalysis;
 using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf.Reflection;
@@ -75,31 +74,30 @@ internal sealed class WriterSchemas
     /// <summary>Whether records can be resolved by schema identifier at all (a map or a resolver).</summary>
     /// <summary>The writer's file laid out for <paramref name="schemaId"/>, or <see langword="null"/> when no file is known for it.</summary>
     /// <exception cref="SchemaUnavailableException">The resolver threw.</exception>
-    internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context) =>
-        OnlyFile ?? (TryFindKnown(schemaId, out MessageTypeTable? table) ? table : _resolved is null ? null : Resolve(schemaId, context));
-
-    /// <summary>The hot path: a known identifier's table, from the map or the resolver's cache, without asking the resolver.</summary>
-    internal bool TryFindKnown(SchemaIdentifier schemaId, [NotNullWhen(true)] out MessageTypeTable? table)
+    internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context)
     {
+        if (OnlyFile is not null)
+        {
+            return OnlyFile;
+        }
+
         // The resolver's cache first, as the hot case: the resolver is only asked for ids the map lacks, so it never shadows the map.
+        MessageTypeTable? table;
         if (_resolved is not null && _resolved.TryGetValue(schemaId, out table))
         {
-            return true;
+            return table;
         }
 
-        table = null;
-        return _bySchemaId is not null && _bySchemaId.TryGetValue(schemaId, out table);
+        if (_bySchemaId is not null && _bySchemaId.TryGetValue(schemaId, out table))
+        {
+            return table;
+        }
+
+        return _resolved is null ? null : Resolve(schemaId, context);
     }
 
-    /// <summary>Asks the resolver for an identifier not known yet.</summary>
-    /// <exception cref="SchemaUnavailableException">The resolver threw.</exception>
-    internal MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
+    private MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
     {
-        if (_resolved is null)
-        {
-            return null;
-        }
-
         FileDescriptor? file;
         try
         {
