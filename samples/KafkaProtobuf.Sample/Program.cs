@@ -146,6 +146,11 @@ while (consumed < produced && DateTime.UtcNow < deadline)
         consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
         Thread.Sleep(TimeSpan.FromSeconds(1));
     }
+    catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+    {
+        // A broker or consumer error, not a record (a fetch that timed out): librdkafka retries it; carry on.
+        Console.Error.WriteLine(e.Error.Reason);
+    }
 
     if (progress.ElapsedMilliseconds >= 200)
     {

@@ -63,6 +63,14 @@ public sealed partial class EmbeddedKafkaCluster
     /// from their next metadata request. <see cref="NoLeader"/> leaves the partition without a leader (unavailable)
     /// until it is given one again.
     /// </summary>
+    /// <remarks>
+    /// <see cref="NoLeader"/> only for a partition no connected client has produced to or fetched from yet:
+    /// librdkafka 2.16's mock answers a Produce or Fetch request for a leaderless partition by reading the missing
+    /// leader's id, which crashes the whole process. A client that already knows the old leader sends exactly such a
+    /// request. To make a partition in use unavailable, use
+    /// <see cref="FailNextPartitionRequests(string, int, KafkaApi, ErrorCode, int)"/> with
+    /// <see cref="ErrorCode.LeaderNotAvailable"/>.
+    /// </remarks>
     /// <param name="topic">A topic created by <see cref="CreateTopic"/> or by a client.</param>
     /// <param name="partition">The partition.</param>
     /// <param name="brokerId">The new leader, 1 to <see cref="BrokerCount"/>, or <see cref="NoLeader"/>.</param>
@@ -146,16 +154,48 @@ public sealed partial class EmbeddedKafkaCluster
         CheckError(error, allowNoError: true);
         ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
         int milliseconds = Milliseconds(delay, nameof(delay));
-        if (OperatingSystem.IsMacOS() && RuntimeInformation.ProcessArchitecture == Architecture.Arm64)
-        {
-            throw new PlatformNotSupportedException("Apple's AArch64 calling convention passes variadic arguments on the stack; delayed request errors are not available there.");
-        }
+        ThrowIfVariadicUnsupported();
 
         for (int i = 0; i < count; i++)
         {
             ThrowIfFailed(
                 Invoke(cluster => LibRdKafka.MockBrokerPushRequestErrorRtt(cluster, brokerId, (short)api, 1, (int)error, milliseconds)),
                 "push a " + api + " error to broker " + brokerId);
+        }
+    }
+
+    /// <summary>
+    /// Makes the next <paramref name="count"/> Produce or Fetch requests for one partition fail with
+    /// <paramref name="error"/> in that partition's answer; other partitions in the same request are served. With
+    /// <see cref="ErrorCode.LeaderNotAvailable"/> this is a partition whose leader is unavailable for a while: clients
+    /// retry, and once the failures are used up the partition serves again. Failures pushed earlier come first; the
+    /// cluster-wide and per-broker failures of <c>FailNextRequests</c> are served before these.
+    /// </summary>
+    /// <param name="topic">A topic created by <see cref="CreateTopic"/> or by a client.</param>
+    /// <param name="partition">The partition.</param>
+    /// <param name="api"><see cref="KafkaApi.Produce"/> or <see cref="KafkaApi.Fetch"/>: the requests that carry per-partition errors.</param>
+    /// <param name="error">A Kafka protocol error code, not <see cref="ErrorCode.NoError"/>.</param>
+    /// <param name="count">How many requests fail, at least 1.</param>
+    /// <exception cref="ArgumentException">No such topic or partition.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The API is neither Produce nor Fetch, the error is not a defined value or is <see cref="ErrorCode.NoError"/>, or the count is less than 1.</exception>
+    /// <exception cref="PlatformNotSupportedException">On Apple silicon, where librdkafka's variadic function cannot be called this way.</exception>
+    /// <exception cref="ObjectDisposedException">The cluster was disposed.</exception>
+    public void FailNextPartitionRequests(string topic, int partition, KafkaApi api, ErrorCode error, int count)
+    {
+        if (api is not (KafkaApi.Produce or KafkaApi.Fetch))
+        {
+            throw new ArgumentOutOfRangeException(nameof(api), api, "Only Produce and Fetch requests carry per-partition errors.");
+        }
+
+        CheckError(error, allowNoError: false);
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+        CheckPartition(topic, partition);
+        ThrowIfVariadicUnsupported();
+        for (int i = 0; i < count; i++)
+        {
+            ThrowIfFailed(
+                Invoke(cluster => LibRdKafka.MockPartitionPushRequestError(cluster, topic, partition, (short)api, 1, (int)error)),
+                string.Create(CultureInfo.InvariantCulture, $"push a {api} error to {topic} [{partition}]"));
         }
     }
 
@@ -329,6 +369,14 @@ public sealed partial class EmbeddedKafkaCluster
         if (error != 0)
         {
             throw new KafkaException(new Error((ErrorCode)error, "Cannot " + what + ": " + ErrorText(error)));
+        }
+    }
+
+    private static void ThrowIfVariadicUnsupported()
+    {
+        if (OperatingSystem.IsMacOS() && RuntimeInformation.ProcessArchitecture == Architecture.Arm64)
+        {
+            throw new PlatformNotSupportedException("Apple's AArch64 calling convention passes variadic arguments on the stack; this fault is not available there.");
         }
     }
 }

@@ -72,6 +72,10 @@ internal static partial class LibRdKafka
     [LibraryImport(Library, EntryPoint = "rd_kafka_mock_broker_push_request_error_rtts")]
     internal static partial int MockBrokerPushRequestErrorRtt(IntPtr mockCluster, int brokerId, short apiKey, UIntPtr count, int error, int rttMs);
 
+    // Variadic in C (count, then that many int errors); declared with one error and called with count 1.
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_partition_push_request_errors", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int MockPartitionPushRequestError(IntPtr mockCluster, string topic, int partition, short apiKey, UIntPtr count, int error);
+
     [LibraryImport(Library, EntryPoint = "rd_kafka_mock_clear_request_errors")]
     internal static partial void MockClearRequestErrors(IntPtr mockCluster, short apiKey);
 

@@ -26,6 +26,15 @@ namespace KafkaProtobuf;
 ///     try { consumer.DeadLetter(e, deadLetterProducer, "orders.dlq", TimeSpan.FromSeconds(10)); }
 ///     catch (DeadLetterException d) when (d.IsRetriable) { Thread.Sleep(backoff); } // the record comes again
 /// }
+/// catch (ConsumeException e) when (e.IsSchemaUnavailable())
+/// {
+///     consumer.Seek(e.ConsumerRecord.TopicPartitionOffset); // not bad data: read it again after a pause
+///     Thread.Sleep(backoff);
+/// }
+/// catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+/// {
+///     log.LogWarning(e, "consume error"); // not a record: librdkafka retries the fetch itself
+/// }
 /// </code>
 /// </example>
 public static class DeadLetterExtensions
@@ -67,6 +76,30 @@ public static class DeadLetterExtensions
         }
 
         return exception.InnerException is SchemaUnavailableException && exception.ConsumerRecord is not null;
+    }
+
+    /// <summary>
+    /// Whether <c>Consume</c> reported an error of the consumer or a broker rather than a record: not fatal and not a
+    /// deserialization failure, e.g. a fetch that failed (<see cref="ErrorCode.RequestTimedOut"/>,
+    /// <see cref="ErrorCode.NotLeaderForPartition"/>) or <see cref="ErrorCode.Local_MaxPollExceeded"/>. librdkafka
+    /// recovers by itself and no record was skipped (the fetch is retried from the same offset), so log it and keep
+    /// consuming. A fatal error is not one (let it escape), nor is a deserialization failure (a record: see
+    /// <see cref="IsDeserializationFailure"/>).
+    /// </summary>
+    /// <param name="exception">The consume exception.</param>
+    /// <returns>
+    /// <see langword="true"/> unless the error is fatal, <see cref="ErrorCode.Local_KeyDeserialization"/> or
+    /// <see cref="ErrorCode.Local_ValueDeserialization"/>.
+    /// </returns>
+    public static bool IsRecoverableConsumerError(this ConsumeException exception)
+    {
+        if (exception is null)
+        {
+            throw new ArgumentNullException(nameof(exception));
+        }
+
+        return !exception.Error.IsFatal
+            && exception.Error.Code is not (ErrorCode.Local_KeyDeserialization or ErrorCode.Local_ValueDeserialization);
     }
 
     /// <summary>

@@ -9,6 +9,7 @@ using Google.Protobuf;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 using Xunit;
 using Xunit.Abstractions;
 
@@ -37,13 +38,8 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         return cluster;
     }
 
-    /// <summary>A good value: schema id 2, Device at [1], its sequence number in the id.</summary>
-    private static byte[] GoodValue(int sequence) => [0, 0, 0, 0, 2, 2, 2, .. new Device { Id = "device-" + sequence.ToString(CultureInfo.InvariantCulture) }.ToByteArray()];
-
     /// <summary>A poison value: JSON, as another team's producer might write it (UnknownMagicByte).</summary>
     private static byte[] PoisonValue(int sequence) => Encoding.UTF8.GetBytes("{\"id\":\"poison-" + sequence.ToString(CultureInfo.InvariantCulture) + "\"}");
-
-    private static int SequenceOf(Device device) => int.Parse(device.Id["device-".Length..], CultureInfo.InvariantCulture);
 
     /// <summary>Where each produced record landed: good ones with their sequence number, poison ones with their bytes.</summary>
     private sealed class Layout
@@ -155,13 +151,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         {
             if (reader.Consume(TimeSpan.FromMilliseconds(100)) is { } letter)
             {
-                Headers headers = letter.Message.Headers;
-                string Header(string name) => Encoding.UTF8.GetString(headers.GetLastBytes(name));
-                var source = new TopicPartitionOffset(
-                    Header(DeadLetterHeaderNames.SourceTopic),
-                    int.Parse(Header(DeadLetterHeaderNames.SourcePartition), CultureInfo.InvariantCulture),
-                    long.Parse(Header(DeadLetterHeaderNames.SourceOffset), CultureInfo.InvariantCulture));
-                letters.Add((source, letter.Message.Value));
+                letters.Add((DeviceRecords.SourceOf(letter.Message.Headers), letter.Message.Value));
             }
         }
 
@@ -390,6 +380,64 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
     }
 
     [Fact]
+    public void ARetriedDeadLetter_DoesNotHoldBackTheCommitsOfLaterRecords()
+    {
+        _cluster.CreateTopic(Topic, 1);
+        _cluster.CreateTopic(DeadLetterTopic, 1);
+        Produce(1, (_, i) => i == 5, perPartition: 40);
+        string group = "after-retry-" + Guid.NewGuid().ToString("N");
+
+        // The first dead letter times out (the partition refuses more Produce requests than a 1 s timeout lasts), the
+        // loop backs off, DeadLetter's seek brings the record again, and the second attempt is written.
+        _cluster.FailNextPartitionRequests(DeadLetterTopic, 0, KafkaApi.Produce, ErrorCode.LeaderNotAvailable, 15);
+        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer(messageTimeoutMs: 1_000);
+        using IConsumer<Ignore, Device> consumer = Consumer(group, DeadLetterOffsetHandling.Store);
+        consumer.Subscribe(Topic);
+        RecommendedLoop<Ignore, Device> loop = Loop(consumer, deadLetters, DeadLetterOffsetHandling.Store);
+        using var stop = new CancellationTokenSource(Deadline);
+        Thread thread = loop.Start(stop.Token);
+        try
+        {
+            WaitFor(() => loop.Good.Count == 39 && !loop.DeadLettered.IsEmpty, "every record to be handled");
+
+            // Still running: auto-commit alone must carry the group past the record whose first dead letter failed.
+            WaitFor(() => CommittedOffset(group, 0) == 40, "the group's committed offset to reach the end");
+        }
+        finally
+        {
+            stop.Cancel();
+            Assert.True(thread.Join(Deadline));
+        }
+
+        Assert.Null(loop.Escaped);
+        Assert.NotEmpty(loop.DeadLetterFailures);
+        Assert.All(loop.DeadLetterFailures, d => Assert.Equal(5, d.Record.Offset.Value));
+        Assert.Equal(5, Assert.Single(loop.DeadLettered).Record.Offset.Value);
+    }
+
+    [Fact]
+    public void FetchErrorsPassedOnByConsume_TheLoopCarriesOn_NoRecordIsSkippedOrRepeated()
+    {
+        _cluster.CreateTopic(Topic, 1);
+        _cluster.CreateTopic(DeadLetterTopic, 1);
+        Layout layout = Produce(1, (_, i) => i == 7, perPartition: 30);
+        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer();
+        using IConsumer<Ignore, Device> consumer = Consumer("fetch-errors-" + Guid.NewGuid().ToString("N"), DeadLetterOffsetHandling.Store);
+
+        // Every fetch fails at first: librdkafka passes each failure on to Consume as a ConsumeException without a record.
+        _cluster.FailNextRequests(KafkaApi.Fetch, ErrorCode.RequestTimedOut, 4);
+        consumer.Assign(new TopicPartitionOffset(Topic, 0, Offset.Beginning));
+        RecommendedLoop<Ignore, Device> loop = Loop(consumer, deadLetters, DeadLetterOffsetHandling.Store);
+        RunUntil(loop, () => loop.Good.Count + loop.DeadLettered.Count >= 30);
+
+        Assert.Null(loop.Escaped);
+        Assert.NotEmpty(loop.ConsumerErrors); // before the fix this escaped the README's loop
+        Assert.All(loop.ConsumerErrors, e => Assert.Equal(ErrorCode.RequestTimedOut, e.Error.Code));
+        Assert.Equal(layout.Good.Keys.Select(o => o.Offset.Value).Order(), loop.Good.Select(r => r.Offset.Value));
+        Assert.Equal(7, Assert.Single(loop.DeadLettered).Record.Offset.Value);
+    }
+
+    [Fact]
     public void DeadLetterNotAcknowledgedInTime_IsRetriable_AndALateDeliveryMakesADuplicateThatItsSourceHeadersName()
     {
         _cluster.CreateTopic(Topic, 1);
@@ -548,17 +596,5 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
 
     private static (string, int, long) Key(TopicPartitionOffset offset) => (offset.Topic, offset.Partition.Value, offset.Offset.Value);
 
-    private static void WaitFor(Func<bool> condition, string what)
-    {
-        DateTime deadline = DateTime.UtcNow + Deadline;
-        while (!condition())
-        {
-            if (DateTime.UtcNow > deadline)
-            {
-                throw new TimeoutException("waited in vain for " + what);
-            }
-
-            Thread.Sleep(10);
-        }
-    }
+    private static void WaitFor(Func<bool> condition, string what) => Wait.Until(condition, what, Deadline);
 }

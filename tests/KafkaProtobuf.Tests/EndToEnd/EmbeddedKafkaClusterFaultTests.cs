@@ -4,6 +4,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Support;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
@@ -200,15 +201,8 @@ public sealed class EmbeddedKafkaClusterFaultTests : IDisposable
         Assert.Single(consumer.Assignment); // still a member, with its partition
     }
 
-    private static void PollUntil(IConsumer<Ignore, Ignore> consumer, Func<bool> condition, string what)
-    {
-        DateTime deadline = DateTime.UtcNow + Timeout;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, "waited in vain for " + what);
-            consumer.Consume(TimeSpan.FromMilliseconds(50));
-        }
-    }
+    private static void PollUntil(IConsumer<Ignore, Ignore> consumer, Func<bool> condition, string what) =>
+        Wait.Until(condition, what, Timeout, () => consumer.Consume(TimeSpan.FromMilliseconds(50)));
 
     [Fact]
     public void SetTopicError_IsReportedInMetadata_UntilCleared()
@@ -249,6 +243,38 @@ public sealed class EmbeddedKafkaClusterFaultTests : IDisposable
     }
 
     [Fact]
+    public async Task FailNextPartitionRequests_MakesAPartitionInUseUnavailable_UntilTheFailuresAreUsedUp_OtherPartitionsServe()
+    {
+        _cluster.CreateTopic("unavailable", 2);
+        using IProducer<Null, string> producer = Producer(messageTimeoutMs: 1_000);
+        await WarmUp(producer, "unavailable"); // the producer knows the leaders: SetPartitionLeader(NoLeader) would crash the mock now
+
+        // More failures than one message timeout's worth of retries: the first record times out, partition 1 still serves.
+        _cluster.FailNextPartitionRequests("unavailable", 0, KafkaApi.Produce, ErrorCode.LeaderNotAvailable, 50);
+        ProduceException<Null, string> e = await Assert.ThrowsAsync<ProduceException<Null, string>>(() =>
+            producer.ProduceAsync(new TopicPartition("unavailable", 0), new Message<Null, string> { Value = "timed out" }));
+        Assert.Equal(ErrorCode.Local_MsgTimedOut, e.Error.Code);
+        Assert.Equal(PersistenceStatus.Persisted, (await producer.ProduceAsync(new TopicPartition("unavailable", 1), new Message<Null, string> { Value = "served" })).Status);
+
+        // Once every failure is used up, partition 0 serves again.
+        DeliveryResult<Null, string>? delivered = null;
+        for (int attempt = 0; attempt < 60 && delivered is null; attempt++)
+        {
+            try
+            {
+                delivered = await producer.ProduceAsync(new TopicPartition("unavailable", 0), new Message<Null, string> { Value = "back" });
+            }
+            catch (ProduceException<Null, string> again) when (again.Error.Code == ErrorCode.Local_MsgTimedOut)
+            {
+                // still failures left
+            }
+        }
+
+        Assert.NotNull(delivered);
+        Assert.Equal(PersistenceStatus.Persisted, delivered!.Status);
+    }
+
+    [Fact]
     public void InvalidFaults_AreRejectedWithAClearException()
     {
         _cluster.CreateTopic("known", 2);
@@ -272,6 +298,11 @@ public sealed class EmbeddedKafkaClusterFaultTests : IDisposable
         Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.FailNextRequests(KafkaApi.Produce, ErrorCode.NotCoordinatorForGroup, 0));
         Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.FailNextRequests(5, KafkaApi.Produce, ErrorCode.NoError, 1, TimeSpan.Zero));
         Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.FailNextRequests(1, KafkaApi.Produce, ErrorCode.NoError, 1, TimeSpan.FromDays(-1)));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.FailNextPartitionRequests("known", 0, KafkaApi.OffsetCommit, ErrorCode.LeaderNotAvailable, 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.FailNextPartitionRequests("known", 0, KafkaApi.Fetch, ErrorCode.NoError, 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.FailNextPartitionRequests("known", 0, KafkaApi.Fetch, ErrorCode.LeaderNotAvailable, 0));
+        Assert.Throws<ArgumentException>(() => _cluster.FailNextPartitionRequests("known", 2, KafkaApi.Produce, ErrorCode.LeaderNotAvailable, 1));
+        Assert.Throws<ArgumentException>(() => _cluster.FailNextPartitionRequests("unknown", 0, KafkaApi.Produce, ErrorCode.LeaderNotAvailable, 1));
 
         // Rejected faults changed nothing: the topic the unknown names would have created does not exist.
         using IAdminClient admin = Admin();
@@ -305,6 +336,7 @@ public sealed class EmbeddedKafkaClusterFaultTests : IDisposable
         Assert.Throws<ObjectDisposedException>(() => cluster.FailNextRequests(KafkaApi.Fetch, ErrorCode.NotLeaderForPartition, 1));
         Assert.Throws<ObjectDisposedException>(() => cluster.FailNextRequests(1, KafkaApi.Fetch, ErrorCode.NotLeaderForPartition, 1, TimeSpan.Zero));
         Assert.Throws<ObjectDisposedException>(() => cluster.ClearRequestFailures(KafkaApi.Fetch));
+        Assert.Throws<ObjectDisposedException>(() => cluster.FailNextPartitionRequests("t", 0, KafkaApi.Produce, ErrorCode.LeaderNotAvailable, 1));
         Assert.Throws<ObjectDisposedException>(() => cluster.SetTopicError("t", ErrorCode.NoError));
         Assert.Throws<ObjectDisposedException>(() => cluster.RequestCount(KafkaApi.Fetch));
         Assert.Throws<ObjectDisposedException>(() => cluster.ResetRequestCounts());

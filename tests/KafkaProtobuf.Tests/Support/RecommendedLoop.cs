@@ -34,6 +34,12 @@ public sealed class RecommendedLoop<TKey, TValue>
     /// <summary>The back-off after a retriable dead-letter failure.</summary>
     public TimeSpan BackOff { get; init; } = TimeSpan.FromMilliseconds(100);
 
+    /// <summary>
+    /// Called on the loop's thread with each record Consume gave it, good or poison, before it is handled: the user's
+    /// processing time, and a test's record of what each member read in which order.
+    /// </summary>
+    public Action<TopicPartitionOffset>? Delivered { get; init; }
+
     /// <summary>Called with each poison record before DeadLetter runs: a test's hook to line faults up with it.</summary>
     public Action<ConsumeException>? BeforeDeadLetter { get; init; }
 
@@ -48,6 +54,9 @@ public sealed class RecommendedLoop<TKey, TValue>
 
     /// <summary>Records whose writer's schema could not be obtained: the loop seeked back to each and consumed it again.</summary>
     public ConcurrentQueue<ConsumeException> SchemaUnavailable { get; } = new();
+
+    /// <summary>Errors of the consumer or a broker that Consume passed on (not records): logged and consumed past.</summary>
+    public ConcurrentQueue<ConsumeException> ConsumerErrors { get; } = new();
 
     /// <summary>Called after each unavailable schema, before the back-off.</summary>
     public Action<ConsumeException>? AfterSchemaUnavailable { get; init; }
@@ -76,6 +85,7 @@ public sealed class RecommendedLoop<TKey, TValue>
                         continue;
                     }
 
+                    Delivered?.Invoke(result.TopicPartitionOffset);
                     Good.Enqueue(result);
                     if (_offsetHandling == DeadLetterOffsetHandling.Store)
                     {
@@ -88,6 +98,7 @@ public sealed class RecommendedLoop<TKey, TValue>
                 }
                 catch (ConsumeException e) when (e.IsDeserializationFailure())
                 {
+                    Delivered?.Invoke(e.ConsumerRecord.TopicPartitionOffset);
                     BeforeDeadLetter?.Invoke(e);
                     try
                     {
@@ -108,6 +119,10 @@ public sealed class RecommendedLoop<TKey, TValue>
                     _consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
                     AfterSchemaUnavailable?.Invoke(e);
                     stop.WaitHandle.WaitOne(BackOff);
+                }
+                catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+                {
+                    ConsumerErrors.Enqueue(e); // a fetch that failed, not a record: librdkafka retries it
                 }
             }
         }

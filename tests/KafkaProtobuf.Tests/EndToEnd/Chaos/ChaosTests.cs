@@ -1,0 +1,406 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Support;
+using Vectors.Telemetry.V1;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
+
+/// <summary>
+/// The README's consume loop with <see cref="DeadLetterExtensions"/> under a scripted schedule of broker faults: 100,000
+/// records over 6 partitions, 1% poison (every framing fault class and a bad payload, in the value or the key). Nothing
+/// may be lost, every poison record must reach the dead-letter topic byte for byte and nothing else may, and every record
+/// read twice must be explained by an offset that was not committed (<see cref="DeliveryLog.Explain"/>). The schedule
+/// comes from a seed, printed, and replayed with <c>KAFKAPROTOBUF_CHAOS_SEED</c>. Nothing asserts on time: faults are
+/// lined up with consumption progress, every wait has a deadline.
+/// </summary>
+public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
+{
+    public const string SeedVariable = "KAFKAPROTOBUF_CHAOS_SEED";
+    private const int DefaultSeed = 20261123;
+    private const int RecordCount = 100_000;
+    private const int PartitionCount = 6;
+    private const string Topic = "chaos";
+    private const string DeadLetterTopic = "chaos.dlq";
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(90);
+
+    private readonly EmbeddedKafkaCluster _cluster = StartCluster();
+    private readonly DeliveryLog _log = new();
+    private readonly string _group = "chaos-" + Guid.NewGuid().ToString("N");
+    private readonly List<GroupMember> _members = [];
+    private IProducer<byte[], byte[]>? _deadLetters;
+    private int _allowance;
+
+    public void Dispose()
+    {
+        foreach (GroupMember member in _members)
+        {
+            member.Dispose();
+        }
+
+        _deadLetters?.Dispose();
+        _cluster.Dispose();
+    }
+
+    private static EmbeddedKafkaCluster StartCluster()
+    {
+        EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(3);
+        cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
+        return cluster;
+    }
+
+    /// <summary>Where each produced record landed: good ones with their sequence number, poison ones as written.</summary>
+    private sealed class Layout
+    {
+        public Dictionary<TopicPartitionOffset, int> Good { get; } = [];
+
+        public Dictionary<TopicPartitionOffset, PoisonRecord> Poison { get; } = [];
+
+        public int Count => Good.Count + Poison.Count;
+    }
+
+    /// <summary>What one step did to the stream, for the report.</summary>
+    private sealed record StepReport(
+        FaultStep Step, string Detail, int DistinctBefore, int DistinctAfter, long DeliveriesBefore, long DeliveriesAfter,
+        int DeadLetterFailures, int ConsumerErrors, int CommitFailures, TimeSpan Took);
+
+    [Fact]
+    public void HundredThousandRecordsOnePercentPoison_UnderAScriptedFaultSchedule_NothingLost_PoisonDeadLetteredByteForByte_EveryDuplicateExplained()
+    {
+        int seed = int.TryParse(Environment.GetEnvironmentVariable(SeedVariable), NumberStyles.Integer, CultureInfo.InvariantCulture, out int s) ? s : DefaultSeed;
+        IReadOnlyList<FaultStep> schedule = FaultSchedule.Create(seed, _cluster.BrokerIds, PartitionCount);
+        output.WriteLine($"seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
+        var clock = Stopwatch.StartNew();
+
+        _cluster.CreateTopic(Topic, PartitionCount);
+        _cluster.CreateTopic(DeadLetterTopic, 1);
+        Layout layout = Produce();
+        TimeSpan produced = clock.Elapsed;
+
+        ProducerConfig deadLetterConfig = _cluster.CreateProducerConfig();
+        deadLetterConfig.MessageTimeoutMs = 1_000; // a dead letter that cannot be written fails fast and is retried
+        _deadLetters = new ProducerBuilder<byte[], byte[]>(deadLetterConfig).Build();
+
+        // Consumption runs at full speed up to the end of the current step's window, then crawls, so that every fault
+        // meets records in flight however fast the machine is. Duplicates are never slowed.
+        var reports = new List<StepReport>();
+        int Window(int step) => (int)((long)layout.Count * Math.Min(step, schedule.Count + 1) / (schedule.Count + 1));
+        Volatile.Write(ref _allowance, Window(1));
+        GroupMember current = Join("first");
+        for (int i = 0; i < schedule.Count; i++)
+        {
+            WaitFor(() => _log.Distinct >= Window(i + 1) || Failed(), $"progress to {Window(i + 1)} before '{schedule[i].Kind}'");
+            ThrowIfFailed();
+            reports.Add(Run(schedule[i], ref current));
+            Volatile.Write(ref _allowance, Window(i + 3));
+        }
+
+        _log.Step = "recovery";
+        Volatile.Write(ref _allowance, int.MaxValue);
+        WaitFor(() => Covered(layout) || Failed(), "every record to be consumed or dead-lettered");
+        ThrowIfFailed();
+        current.Leave();
+        TimeSpan consumed = clock.Elapsed;
+
+        // Nothing lost: every good record consumed, with the value written at that offset.
+        RecommendedLoop<Reading, Device>[] loops = [.. _members.Select(m => m.Loop)];
+        var goodSeen = loops.SelectMany(l => l.Good).ToList();
+        Assert.Equal(layout.Good.Keys.OrderBy(Key), goodSeen.Select(r => r.TopicPartitionOffset).Distinct().OrderBy(Key));
+        Assert.All(goodSeen, r => Assert.Equal(layout.Good[r.TopicPartitionOffset], SequenceOf(r.Message.Value)));
+
+        // Every poison record in the dead-letter topic byte for byte, with its error code; nothing else there.
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters();
+        var bySource = letters.GroupBy(l => SourceOf(l.Message.Headers)).ToDictionary(g => g.Key, g => g.ToList());
+        Assert.Equal(layout.Poison.Keys.OrderBy(Key), bySource.Keys.OrderBy(Key));
+        foreach ((TopicPartitionOffset source, List<ConsumeResult<byte[], byte[]>> copies) in bySource)
+        {
+            PoisonRecord poison = layout.Poison[source];
+            Headers original = poison.ToMessage().Headers;
+            Assert.All(copies, letter =>
+            {
+                Assert.Equal(poison.Key, letter.Message.Key);
+                Assert.Equal(poison.Value, letter.Message.Value);
+                Assert.Equal(
+                    original.Select(h => (h.Key, Convert.ToHexString(h.GetValueBytes()))),
+                    letter.Message.Headers.Take(original.Count).Select(h => (h.Key, Convert.ToHexString(h.GetValueBytes()))));
+                Assert.Equal(poison.Code.ToString(), Header(letter, DeadLetterHeaderNames.ErrorCode));
+            });
+        }
+
+        // A dead letter written twice is explained by a second delivery of its record or a failed attempt before.
+        var attempts = loops.SelectMany(l => l.DeadLettered.Select(r => r.Record).Concat(l.DeadLetterFailures.Select(f => f.Record)))
+            .GroupBy(r => r).ToDictionary(g => g.Key, g => g.Count());
+        Assert.All(bySource, pair => Assert.True(
+            pair.Value.Count <= attempts.GetValueOrDefault(pair.Key),
+            $"{pair.Value.Count} dead letters of {pair.Key} but {attempts.GetValueOrDefault(pair.Key)} attempts"));
+
+        // At least once, never at most once: every run of offsets a member read starts where the group had committed, or
+        // at a record whose dead letter failed; so every record read twice was read again because it was not committed.
+        (List<DeliveryLog.Run> runs, List<string> unexplained) = _log.Explain();
+        long deliveries = _log.Deliveries;
+        int duplicates = (int)(deliveries - _log.Distinct);
+        Assert.Equal(layout.Count, _log.Distinct);
+        Assert.Equal(duplicates, runs.Sum(r => r.Duplicates));
+        Assert.True(unexplained.Count == 0, $"seed {seed}: unexplained deliveries:\n" + string.Join("\n", unexplained.Take(20)));
+        Assert.All(loops, l =>
+        {
+            Assert.Null(l.Escaped);
+            Assert.Null(l.StoppedOn);
+        });
+
+        Report(seed, layout, reports, runs, letters.Count, duplicates, produced, consumed - produced);
+    }
+
+    private StepReport Run(FaultStep step, ref GroupMember current)
+    {
+        _log.Step = step.Kind.ToString();
+        int distinct = _log.Distinct;
+        long deliveries = _log.Deliveries;
+        int deadLetterFailures = DeadLetterFailures();
+        int errors = _members.Sum(m => m.Errors.Count);
+        int commitFailures = _members.Sum(m => m.CommitFailures.Count);
+        var clock = Stopwatch.StartNew();
+        string detail = step.Describe();
+        switch (step.Kind)
+        {
+            case FaultKind.BrokerDownThenUp:
+                _cluster.SetBrokerDown(step.Broker);
+                Hold(step.Hold);
+                _cluster.SetBrokerUp(step.Broker);
+                break;
+            case FaultKind.LeadersMoved:
+                detail = "leaders moved: " + string.Join(", ", step.Moves.Select(m => MoveLeader(m.Partition, m.Shift)));
+                break;
+            case FaultKind.FetchErrors:
+                FailRequests(KafkaApi.Fetch, step.Error, step.Count);
+                break;
+            case FaultKind.OffsetCommitErrors:
+                FailRequests(KafkaApi.OffsetCommit, step.Error, step.Count);
+                break;
+            case FaultKind.SlowBroker:
+                _cluster.SetBrokerRoundTripTime(step.Broker, step.Hold);
+                Hold(TimeSpan.FromSeconds(3));
+                _cluster.SetBrokerRoundTripTime(step.Broker, TimeSpan.Zero);
+                break;
+            case FaultKind.DeadLetterLeaderUnavailable:
+                // Not SetPartitionLeader(NoLeader): the mock crashes when a client that knows the old leader produces.
+                // The failures left when a dead letter has failed are met by the next ones.
+                _cluster.FailNextPartitionRequests(DeadLetterTopic, 0, KafkaApi.Produce, step.Error, step.Count);
+                WaitFor(() => DeadLetterFailures() > deadLetterFailures || Failed(), "a dead letter to fail");
+                break;
+            case FaultKind.SecondMemberJoinsThenLeaves:
+                GroupMember first = current;
+                int firstAssignments = first.Assignments;
+                GroupMember second = Join("second");
+                WaitFor(() => (second.Loop.Good.Count >= 200 && first.Assignments > firstAssignments) || Failed(), "the second member to share the stream");
+                int beforeLeave = first.Assignments;
+                second.Leave();
+                WaitFor(() => first.Assignments > beforeLeave || Failed(), "the first member to take the second's partitions back");
+                break;
+            case FaultKind.MemberKilledAndReplaced:
+                current.Kill();
+                GroupMember replacement = Join("replacement");
+                WaitFor(() => replacement.Assignments >= PartitionCount && !replacement.Loop.Good.IsEmpty || Failed(), "the replacement to take over");
+                current = replacement;
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(step), step.Kind, null);
+        }
+
+        ThrowIfFailed();
+        return new StepReport(
+            step, detail, distinct, _log.Distinct, deliveries, _log.Deliveries, DeadLetterFailures() - deadLetterFailures,
+            _members.Sum(m => m.Errors.Count) - errors, _members.Sum(m => m.CommitFailures.Count) - commitFailures, clock.Elapsed);
+    }
+
+    private GroupMember Join(string name)
+    {
+        ConsumerConfig config = _cluster.CreateConsumerConfig(_group);
+        config.EnableAutoCommit = true;         // the README's loop: auto-commit sends the stored offsets
+        config.EnableAutoOffsetStore = false;
+        config.AutoCommitIntervalMs = 200;
+
+        // librdkafka's default prefetch (100,000 records) holds most of this topic: a partition DeadLetter moved back
+        // would not be fetched again until the member had worked through all of it.
+        config.QueuedMinMessages = 2_000;
+        var member = new GroupMember(name, config, _deadLetters!, DeadLetterTopic, _log, Throttle);
+        _members.Add(member);
+        member.Start(Topic);
+        return member;
+    }
+
+    /// <summary>Processing time: a record past the current window costs 5 ms, so consumption waits for the schedule.</summary>
+    private void Throttle(bool firstDelivery)
+    {
+        if (firstDelivery && _log.Distinct > Volatile.Read(ref _allowance))
+        {
+            Thread.Sleep(5);
+        }
+    }
+
+    private string MoveLeader(int partition, int shift)
+    {
+        using IAdminClient admin = new AdminClientBuilder(new AdminClientConfig { BootstrapServers = _cluster.BootstrapServers }).Build();
+        int leader = admin.GetMetadata(Topic, TimeSpan.FromSeconds(10)).Topics.Single().Partitions.Single(p => p.PartitionId == partition).Leader;
+        IReadOnlyList<int> brokers = _cluster.BrokerIds;
+        int to = brokers[(brokers.ToList().IndexOf(leader) + shift) % brokers.Count];
+        _cluster.SetPartitionLeader(Topic, partition, to);
+        return $"partition {partition} from broker {leader} to {to}";
+    }
+
+    /// <summary>Makes the next <paramref name="count"/> requests of <paramref name="api"/> fail and waits until clients have met them all.</summary>
+    private void FailRequests(KafkaApi api, ErrorCode error, int count)
+    {
+        int before = _cluster.RequestCount(api);
+        _cluster.FailNextRequests(api, error, count);
+        WaitFor(() => _cluster.RequestCount(api) > before + count || Failed(), $"{count} {api} requests to meet {error}");
+        _cluster.ClearRequestFailures(api);
+    }
+
+    private int DeadLetterFailures() => _members.Sum(m => m.Loop.DeadLetterFailures.Count);
+
+    /// <summary>True once a loop let something escape or stopped: the schedule stops waiting and the test fails on it.</summary>
+    private bool Failed() => _members.Any(m => m.Loop.Escaped is not null || m.Loop.StoppedOn is not null);
+
+    private void ThrowIfFailed()
+    {
+        foreach (GroupMember member in _members)
+        {
+            Assert.Null(member.Loop.Escaped);
+            Assert.Null(member.Loop.StoppedOn);
+        }
+    }
+
+    private bool Covered(Layout layout)
+    {
+        var handled = new HashSet<TopicPartitionOffset>();
+        foreach (GroupMember member in _members)
+        {
+            handled.UnionWith(member.Loop.Good.Select(r => r.TopicPartitionOffset));
+            handled.UnionWith(member.Loop.DeadLettered.Select(r => r.Record));
+        }
+
+        return handled.Count == layout.Count;
+    }
+
+    private Layout Produce()
+    {
+        var layout = new Layout();
+        var errors = new List<Error>();
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
+        {
+            for (int i = 0; i < RecordCount; i++)
+            {
+                int sequence = i;
+                var partition = new TopicPartition(Topic, i % PartitionCount);
+                if (i % 100 == 37)
+                {
+                    // 1% poison: every fault class in turn, in the value or the key.
+                    IReadOnlyList<PoisonRecord> classes = PoisonRecord.All(i);
+                    PoisonRecord poison = classes[i / 100 % classes.Count];
+                    producer.Produce(partition, poison.ToMessage(), report => Landed(report, () => layout.Poison.Add(report.TopicPartitionOffset, poison)));
+                }
+                else
+                {
+                    var message = new Message<byte[], byte[]> { Key = PoisonRecord.GoodKey("sensor-" + (i % 97)), Value = GoodValue(i) };
+                    producer.Produce(partition, message, report => Landed(report, () => layout.Good.Add(report.TopicPartitionOffset, sequence)));
+                }
+            }
+
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        Assert.Empty(errors);
+        Assert.Equal(RecordCount, layout.Count);
+        return layout;
+
+        void Landed(DeliveryReport<byte[], byte[]> report, Action add)
+        {
+            lock (layout)
+            {
+                if (report.Error.IsError)
+                {
+                    errors.Add(report.Error);
+                }
+                else
+                {
+                    add();
+                }
+            }
+        }
+    }
+
+    private List<ConsumeResult<byte[], byte[]>> ReadDeadLetters()
+    {
+        using IConsumer<byte[], byte[]> reader = new ConsumerBuilder<byte[], byte[]>(_cluster.CreateConsumerConfig()).Build();
+        reader.Assign(new TopicPartitionOffset(DeadLetterTopic, 0, Offset.Beginning));
+        long end = reader.QueryWatermarkOffsets(new TopicPartition(DeadLetterTopic, 0), TimeSpan.FromSeconds(10)).High.Value;
+        var letters = new List<ConsumeResult<byte[], byte[]>>();
+        DateTime deadline = DateTime.UtcNow + Deadline;
+        while (letters.Count < end && DateTime.UtcNow < deadline)
+        {
+            if (reader.Consume(TimeSpan.FromMilliseconds(100)) is { } letter)
+            {
+                letters.Add(letter);
+            }
+        }
+
+        Assert.Equal(end, letters.Count);
+        return letters;
+    }
+
+    private static string Header(ConsumeResult<byte[], byte[]> letter, string name) => Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(name));
+
+    private static (string, int, long) Key(TopicPartitionOffset offset) => (offset.Topic, offset.Partition.Value, offset.Offset.Value);
+
+    /// <summary>Keeps a fault in place for a while; consumption goes on meanwhile. Not an assertion on time.</summary>
+    private static void Hold(TimeSpan hold) => Thread.Sleep(hold);
+
+    private static void WaitFor(Func<bool> condition, string what) => Wait.Until(condition, what, Deadline);
+
+    private void Report(int seed, Layout layout, List<StepReport> reports, List<DeliveryLog.Run> runs, int letters, int duplicates, TimeSpan produce, TimeSpan consume)
+    {
+        output.WriteLine($"seed {seed}: {layout.Good.Count} good and {layout.Poison.Count} poison records over {PartitionCount} partitions; produced in {produce.TotalSeconds:0.0} s, consumed under faults in {consume.TotalSeconds:0.0} s");
+        output.WriteLine($"deliveries {_log.Deliveries}, distinct {_log.Distinct}, read twice {duplicates}; dead letters {letters} for {layout.Poison.Count} poison records; "
+            + $"errors Consume passed on (not records) {_members.Sum(m => m.Loop.ConsumerErrors.Count)}: "
+            + string.Join(", ", _members.SelectMany(m => m.Loop.ConsumerErrors).GroupBy(e => e.Error.Code).Select(g => $"{g.Key} x{g.Count()}")));
+        foreach (StepReport r in reports)
+        {
+            int stepDuplicates = runs.Where(run => run.Step == r.Step.Kind.ToString()).Sum(run => run.Duplicates);
+            output.WriteLine(
+                $"- {r.Step.Kind}: {r.Detail}. Progress {r.DistinctBefore} -> {r.DistinctAfter} ({r.DistinctAfter - r.DistinctBefore} new records, "
+                + $"{r.DeliveriesAfter - r.DeliveriesBefore} deliveries) in {r.Took.TotalSeconds:0.0} s; dead-letter failures {r.DeadLetterFailures}, "
+                + $"consumer errors {r.ConsumerErrors}, failed commits {r.CommitFailures}; re-reads started in this step {stepDuplicates}");
+        }
+
+        foreach (IGrouping<(string, DeliveryLog.Kind), DeliveryLog.Run> cause in runs.Where(r => r.Duplicates > 0).GroupBy(r => (r.Step, r.Cause)))
+        {
+            output.WriteLine($"  re-read after {cause.Key.Item2} during '{cause.Key.Item1}': {cause.Sum(r => r.Duplicates)} records in {cause.Count()} runs "
+                + $"({string.Join(", ", cause.Take(8).Select(r => $"{r.Member} p{r.Partition.Partition.Value} from {r.Start}"))}{(cause.Count() > 8 ? ", ..." : string.Empty)})");
+        }
+
+        output.WriteLine("runs (member partition: first..last offset, cause, step, re-read): " + string.Join("; ", runs.Select(r =>
+            $"{r.Member} p{r.Partition.Partition.Value}: {r.Start}..{r.End} {r.Cause} {r.Step} {r.Duplicates}")));
+        var commitCodes = _members.SelectMany(m => m.CommitFailures).GroupBy(f => (f.Step, f.Code)).Select(g => $"{g.Key.Code} x{g.Count()} during {g.Key.Step}");
+        output.WriteLine("failed commits: " + string.Join("; ", commitCodes));
+        foreach (GroupMember member in _members)
+        {
+            foreach (var byPartition in member.Commits.GroupBy(c => c.Outcome.Partition.Value).OrderBy(g => g.Key))
+            {
+                output.WriteLine($"  {member.Name} p{byPartition.Key}: " + string.Join(", ", byPartition.GroupBy(c => c.Step).Select(g =>
+                    $"{g.Key}: ok {g.Count(c => !c.Outcome.Error.IsError)} up to {g.Where(c => !c.Outcome.Error.IsError).Select(c => c.Outcome.Offset.Value).DefaultIfEmpty(-1).Max()}"
+                    + $" failed {string.Join("/", g.Where(c => c.Outcome.Error.IsError).GroupBy(c => c.Outcome.Error.Code).Select(e => e.Key + " x" + e.Count()))}")));
+            }
+        }
+    }
+}

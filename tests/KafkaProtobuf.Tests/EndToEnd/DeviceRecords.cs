@@ -1,0 +1,27 @@
+using System.Globalization;
+using System.Text;
+using Confluent.Kafka;
+using Google.Protobuf;
+using Vectors.Telemetry.V1;
+
+namespace KafkaProtobuf.Tests.EndToEnd;
+
+/// <summary>The dead-letter tests' records: good values numbered in their Device id, and where a dead letter came from.</summary>
+public static class DeviceRecords
+{
+    /// <summary>A good value: schema id 2, Device at [1], its sequence number in the id.</summary>
+    public static byte[] GoodValue(int sequence) => [0, 0, 0, 0, 2, 2, 2, .. new Device { Id = "device-" + sequence.ToString(CultureInfo.InvariantCulture) }.ToByteArray()];
+
+    /// <summary>The sequence number <see cref="GoodValue"/> wrote.</summary>
+    public static int SequenceOf(Device device) => int.Parse(device.Id["device-".Length..], CultureInfo.InvariantCulture);
+
+    /// <summary>The record a dead letter was made from, read from its kafkaprotobuf.source.* headers.</summary>
+    public static TopicPartitionOffset SourceOf(Headers deadLetterHeaders)
+    {
+        string Header(string name) => Encoding.UTF8.GetString(deadLetterHeaders.GetLastBytes(name));
+        return new TopicPartitionOffset(
+            Header(DeadLetterHeaderNames.SourceTopic),
+            int.Parse(Header(DeadLetterHeaderNames.SourcePartition), CultureInfo.InvariantCulture),
+            long.Parse(Header(DeadLetterHeaderNames.SourceOffset), CultureInfo.InvariantCulture));
+    }
+}
