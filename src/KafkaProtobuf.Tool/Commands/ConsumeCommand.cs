@@ -1,0 +1,251 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.CommandLine;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tool.Output;
+using KafkaProtobuf.Tool.Schemas;
+
+namespace KafkaProtobuf.Tool.Commands;
+
+/// <summary>
+/// <c>kafka-protobuf consume</c>: a topic's records, one JSON object each: partition, offset, timestamp, key and value
+/// taken apart and decoded, headers, and this package's dead-letter headers read back. Partitions are assigned, not
+/// subscribed: no consumer group, nothing committed. Bad records are shown with their error and never stop it.
+/// </summary>
+internal static class ConsumeCommand
+{
+    private static readonly JsonWriterOptions Compact = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+    private static readonly JsonWriterOptions Indented = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, Indented = true };
+
+    public static Command Create(TextWriter output, TextWriter error)
+    {
+        var servers = new Option<string>("--bootstrap-servers", "-b") { Description = "Kafka bootstrap servers, host:port[,host:port].", Required = true, HelpName = "host:port" };
+        var topic = new Option<string>("--topic", "-t") { Description = "The topic to read.", Required = true };
+        var partition = new Option<int?>("--partition", "-p") { Description = "Only this partition (default: all)." };
+        var offset = new Option<long?>("--offset", "-o") { Description = "Start at this offset (in every partition read)." };
+        var fromBeginning = new Option<bool>("--from-beginning") { Description = "Start at each partition's first record (default: only new records)." };
+        var max = new Option<int?>("--max", "-n") { Description = "Stop after this many records." };
+        var untilEnd = new Option<bool>("--until-end") { Description = "Stop once every partition read is at its end (as it was when the tool started)." };
+        var failOnError = new Option<bool>("--fail-on-error") { Description = "Exit with code 1 if any record could not be read." };
+        var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
+        keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
+        var property = new Option<string[]>("-X") { Description = "A librdkafka property, name=value (security settings, say).", HelpName = "name=value", AllowMultipleArgumentsPerToken = false };
+        var schema = new SchemaOptions();
+        var command = new Command("consume", "Read a topic's records (a dead-letter topic too) and print each: key and value decoded to JSON from the writer's schema, headers, dead-letter details. No consumer group; nothing is committed.")
+        {
+            servers, topic, partition, offset, fromBeginning, max, untilEnd, failOnError, keyFormat, property,
+        };
+        schema.AddTo(command);
+        command.SetAction(async (result, cancellationToken) =>
+        {
+            SchemaSource? source;
+            var config = new ConsumerConfig
+            {
+                BootstrapServers = result.GetRequiredValue(servers),
+                GroupId = "kafka-protobuf-" + Guid.NewGuid().ToString("N"), // never joined: partitions are assigned
+                EnableAutoCommit = false,
+                EnableAutoOffsetStore = false,
+                EnablePartitionEof = true,
+                AllowAutoCreateTopics = false,
+            };
+            try
+            {
+                foreach (string setting in result.GetValue(property) ?? [])
+                {
+                    int equals = setting.IndexOf('=', StringComparison.Ordinal);
+                    if (equals <= 0)
+                    {
+                        throw new ArgumentException($"-X {setting}: expected name=value");
+                    }
+
+                    config.Set(setting[..equals], setting[(equals + 1)..]);
+                }
+
+                if (result.GetValue(offset) is not null && result.GetValue(fromBeginning))
+                {
+                    throw new ArgumentException("give --offset or --from-beginning, not both");
+                }
+
+                source = schema.Source(result);
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf consume: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
+            using (source)
+            {
+                var run = new Run(output, error, new PartDecoder(source, schema.Reader(result)), result.GetValue(schema.Format) == "pretty", result.GetValue(keyFormat)!);
+                Offset start = result.GetValue(offset) is { } at ? new Offset(at) : result.GetValue(fromBeginning) ? Offset.Beginning : Offset.End;
+                int exit = await run.ExecuteAsync(config, result.GetRequiredValue(topic), result.GetValue(partition), start, result.GetValue(max), result.GetValue(untilEnd), cancellationToken).ConfigureAwait(false);
+                return exit == ExitCodes.Ok && run.BadRecords > 0 && result.GetValue(failOnError) ? ExitCodes.BadRecords : exit;
+            }
+        });
+        return command;
+    }
+
+    private sealed class Run(TextWriter output, TextWriter error, PartDecoder parts, bool indented, string keyFormat)
+    {
+        public int BadRecords { get; private set; }
+
+        public async Task<int> ExecuteAsync(ConsumerConfig config, string topic, int? onlyPartition, Offset start, int? max, bool untilEnd, CancellationToken cancellationToken)
+        {
+            Error? brokerError = null;
+            using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(config)
+                .SetErrorHandler((_, e) => brokerError ??= e.Code is ErrorCode.Local_AllBrokersDown or ErrorCode.Local_Authentication or ErrorCode.Local_Resolve ? e : null)
+                .SetLogHandler((_, _) => { })
+                .Build();
+
+            List<int> partitions;
+            try
+            {
+                using IAdminClient admin = new DependentAdminClientBuilder(consumer.Handle).Build();
+                TopicMetadata metadata = admin.GetMetadata(topic, TimeSpan.FromSeconds(10)).Topics.Single();
+                if (metadata.Error.IsError)
+                {
+                    await error.WriteLineAsync($"kafka-protobuf consume: topic '{topic}': {metadata.Error.Reason}").ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                partitions = [.. metadata.Partitions.Select(p => p.PartitionId).Where(p => onlyPartition is null || p == onlyPartition).Order()];
+                if (partitions.Count == 0)
+                {
+                    await error.WriteLineAsync($"kafka-protobuf consume: topic '{topic}' has no partition {onlyPartition}").ConfigureAwait(false);
+                    return ExitCodes.Usage;
+                }
+            }
+            catch (KafkaException e)
+            {
+                await error.WriteLineAsync($"kafka-protobuf consume: cannot reach {config.BootstrapServers}: {e.Error.Reason}").ConfigureAwait(false);
+                return ExitCodes.ConnectionFailure;
+            }
+
+            var atEnd = new HashSet<int>();
+            if (untilEnd)
+            {
+                // Partitions with nothing to read from the start position are already at their end.
+                foreach (int p in partitions)
+                {
+                    WatermarkOffsets marks = consumer.QueryWatermarkOffsets(new TopicPartition(topic, p), TimeSpan.FromSeconds(10));
+                    long from = start == Offset.Beginning ? marks.Low : start == Offset.End ? marks.High : start.Value;
+                    if (from >= marks.High)
+                    {
+                        atEnd.Add(p);
+                    }
+                }
+            }
+
+            consumer.Assign(partitions.Select(p => new TopicPartitionOffset(topic, p, start)));
+            int shown = 0;
+            while (!cancellationToken.IsCancellationRequested && (max is null || shown < max) && !(untilEnd && atEnd.Count == partitions.Count))
+            {
+                if (brokerError is { } fatal)
+                {
+                    await error.WriteLineAsync($"kafka-protobuf consume: {fatal.Reason}").ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                ConsumeResult<byte[], byte[]>? record;
+                try
+                {
+                    record = consumer.Consume(TimeSpan.FromMilliseconds(200));
+                }
+                catch (ConsumeException e) when (!e.Error.IsFatal)
+                {
+                    await error.WriteLineAsync("kafka-protobuf consume: " + e.Error.Reason).ConfigureAwait(false);
+                    continue;
+                }
+
+                if (record is null)
+                {
+                    continue;
+                }
+
+                if (record.IsPartitionEOF)
+                {
+                    atEnd.Add(record.Partition.Value);
+                    continue;
+                }
+
+                try
+                {
+                    await WriteRecordAsync(record, cancellationToken).ConfigureAwait(false);
+                }
+                catch (SchemaRegistryRequestException e)
+                {
+                    await error.WriteLineAsync("kafka-protobuf consume: the schema registry failed: " + e.Message).ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                shown++;
+            }
+
+            consumer.Close(); // leaves nothing behind: the group was never joined and nothing was stored
+            return ExitCodes.Ok;
+        }
+
+        private async Task WriteRecordAsync(ConsumeResult<byte[], byte[]> record, CancellationToken cancellationToken)
+        {
+            Headers headers = record.Message.Headers ?? [];
+            var buffer = new ArrayBufferWriter<byte>();
+            bool bad = false;
+            using (var writer = new Utf8JsonWriter(buffer, indented ? Indented : Compact))
+            {
+                writer.WriteStartObject();
+                writer.WriteString("topic", record.Topic);
+                writer.WriteNumber("partition", record.Partition.Value);
+                writer.WriteNumber("offset", record.Offset.Value);
+                writer.WriteString("timestamp", record.Message.Timestamp.UtcDateTime.ToString("O", CultureInfo.InvariantCulture));
+                writer.WritePropertyName("key");
+                bad |= await WritePartAsync(writer, record.Message.Key, MessageComponentType.Key, record.Topic, headers, keyFormat, cancellationToken).ConfigureAwait(false);
+                writer.WritePropertyName("value");
+                bad |= await WritePartAsync(writer, record.Message.Value, MessageComponentType.Value, record.Topic, headers, "framed", cancellationToken).ConfigureAwait(false);
+                RecordHeaders.Write(writer, headers);
+                writer.WriteEndObject();
+            }
+
+            if (bad)
+            {
+                BadRecords++;
+            }
+
+            await output.WriteLineAsync(Encoding.UTF8.GetString(buffer.WrittenSpan)).ConfigureAwait(false);
+            await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        /// <summary>Writes a key or value; true when it could not be read.</summary>
+        private async Task<bool> WritePartAsync(Utf8JsonWriter writer, byte[]? data, MessageComponentType component, string topic, Headers headers, string format, CancellationToken cancellationToken)
+        {
+            if (data is null)
+            {
+                writer.WriteNullValue();
+                return false;
+            }
+
+            switch (format)
+            {
+                case "string":
+                    writer.WriteStringValue(Encoding.UTF8.GetString(data));
+                    return false;
+                case "bytes":
+                    writer.WriteBase64StringValue(data);
+                    return false;
+            }
+
+            DecodedPart part = await parts.DecodeAsync(data, new SerializationContext(component, topic, headers), indented, cancellationToken).ConfigureAwait(false);
+            PartDecoder.Write(writer, part, data);
+            return part.IsBad;
+        }
+    }
+}

@@ -1,0 +1,156 @@
+using System;
+using System.Buffers;
+using System.CommandLine;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tool.Output;
+using KafkaProtobuf.Tool.Schemas;
+
+namespace KafkaProtobuf.Tool.Commands;
+
+/// <summary><c>kafka-protobuf frame</c>: one framed key or value laid out byte by byte, and its payload as JSON.</summary>
+internal static class FrameCommand
+{
+    public static Command Create(TextWriter output, TextWriter error)
+    {
+        var input = new Argument<string>("bytes") { Description = "The framed bytes: hex (spaces and colons allowed), base64, or @file for a file's raw bytes." };
+        var header = new Option<string?>("--schema-id-header") { Description = "The __value_schema_id / __key_schema_id header's bytes (hex or base64), for records whose schema id is in a header.", HelpName = "bytes" };
+        var key = new Option<bool>("--key") { Description = "The bytes are a key (names the key's schema-id header)." };
+        var schema = new SchemaOptions();
+        var command = new Command("frame", "Lay out one framed record's bytes: magic byte, schema id or GUID, message-index path, payload; a caret under the offending byte when the framing is bad.")
+        {
+            input,
+            header,
+            key,
+        };
+        schema.AddTo(command);
+        command.SetAction(async (result, cancellationToken) =>
+        {
+            byte[] data;
+            byte[]? headerBytes;
+            SchemaSource? source;
+            try
+            {
+                data = ReadBytes(result.GetRequiredValue(input));
+                headerBytes = result.GetValue(header) is { } h ? ReadBytes(h) : null;
+                source = schema.Source(result);
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf frame: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
+            using (source)
+            {
+                MessageComponentType component = result.GetValue(key) ? MessageComponentType.Key : MessageComponentType.Value;
+                var headers = new Headers();
+                if (headerBytes is not null)
+                {
+                    headers.Add(component == MessageComponentType.Key ? SchemaIdHeaderNames.Key : SchemaIdHeaderNames.Value, headerBytes);
+                }
+
+                var decoder = new PartDecoder(source, schema.Reader(result));
+                DecodedPart part;
+                try
+                {
+                    part = await decoder.DecodeAsync(data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
+                }
+                catch (SchemaRegistryRequestException e)
+                {
+                    await error.WriteLineAsync("kafka-protobuf frame: the schema registry failed: " + e.Message).ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                await output.WriteAsync(Layout(data, part, source is not null)).ConfigureAwait(false);
+                return part.IsBad ? ExitCodes.BadRecords : ExitCodes.Ok;
+            }
+        });
+        return command;
+    }
+
+    /// <summary>The human layout: the bytes in hex, then one line per framing part, then the message or the error.</summary>
+    internal static string Layout(byte[] data, DecodedPart part, bool haveSchemas)
+    {
+        var text = new StringBuilder();
+        string hex = string.Join(' ', data.Select(b => b.ToString("x2", CultureInfo.InvariantCulture)));
+        text.Append("bytes          ").Append(data.Length.ToString(CultureInfo.InvariantCulture)).Append(": ").AppendLine(hex.Length == 0 ? "(empty)" : hex);
+        FramingResult framing = part.Framing;
+        if (framing.Error is { } error)
+        {
+            text.Append("error          ").AppendLine(error.ToString());
+            if (error.Location == FrameErrorLocation.RecordData)
+            {
+                // The caret under the offending byte of the hex line (3 characters per byte after the label).
+                int column = "bytes          ".Length + data.Length.ToString(CultureInfo.InvariantCulture).Length + 2 + (Math.Min(error.Offset, data.Length) * 3);
+                text.Append(' ', column).AppendLine("^^");
+            }
+
+            return text.ToString();
+        }
+
+        text.Append("magic byte     ").AppendLine(framing.Placement == SchemaIdPlacement.Header ? "(in the schema-id header)" : $"0x{data[0]:x2} at 0");
+        text.Append("schema        ").AppendLine(framing.SchemaId.Guid is { } guid ? " GUID " + guid.ToString("D") : " id " + framing.SchemaId.Id?.ToString(CultureInfo.InvariantCulture));
+        text.Append("message index  [").Append(string.Join(", ", framing.Path)).AppendLine("]");
+        text.Append("payload        ").Append(framing.PayloadLength.ToString(CultureInfo.InvariantCulture)).Append(" bytes at ").AppendLine(framing.PayloadOffset.ToString(CultureInfo.InvariantCulture));
+        if (part.TypeName is not null)
+        {
+            text.Append("type           ").AppendLine(part.TypeName);
+        }
+
+        if (part.Json is not null)
+        {
+            text.Append("message        ").AppendLine(part.Json);
+        }
+        else if (part.Problem is not null)
+        {
+            text.Append("error          ").AppendLine(part.Problem);
+        }
+        else if (!haveSchemas)
+        {
+            text.AppendLine("message        (give --schema-registry or --descriptor-set to decode the payload)");
+        }
+
+        return text.ToString();
+    }
+
+    /// <summary>Hex, base64 or @file.</summary>
+    /// <exception cref="ArgumentException">Neither hex nor base64, or a file that cannot be read.</exception>
+    internal static byte[] ReadBytes(string text)
+    {
+        if (text.StartsWith('@'))
+        {
+            try
+            {
+                return File.ReadAllBytes(text[1..]);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                throw new ArgumentException($"cannot read {text[1..]}: {e.Message}", e);
+            }
+        }
+
+        string compact = new(text.Where(c => c is not (' ' or ':' or '-')).ToArray());
+        if (compact.Length % 2 == 0 && compact.All(Uri.IsHexDigit))
+        {
+            return Convert.FromHexString(compact);
+        }
+
+        try
+        {
+            return Convert.FromBase64String(text.Trim());
+        }
+        catch (FormatException)
+        {
+            throw new ArgumentException($"'{text}' is neither hex nor base64 (or @file)");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+using System;
+using System.CommandLine;
+using System.IO;
+using System.Threading.Tasks;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tool.Schemas;
+
+namespace KafkaProtobuf.Tool.Commands;
+
+/// <summary>The options both commands share: where schemas come from, how message indexes are encoded, the output format.</summary>
+internal sealed class SchemaOptions
+{
+    public Option<string?> Registry { get; } = new("--schema-registry") { Description = "Schema Registry URL (comma-separated for fail-over); payloads are decoded from the writer's schema.", HelpName = "url" };
+
+    public Option<string?> BasicAuth { get; } = new("--registry-basic-auth") { Description = "Registry credentials, user:password.", HelpName = "user:password" };
+
+    public Option<string?> BearerToken { get; } = new("--registry-bearer-token") { Description = "Registry bearer token.", HelpName = "token" };
+
+    public Option<FileInfo?> DescriptorSet { get; } = new("--descriptor-set") { Description = "Decode with a protoc descriptor set (protoc --include_imports --descriptor_set_out=FILE) instead of a registry.", HelpName = "file.pb" };
+
+    public Option<string?> ProtoFile { get; } = new("--proto-file") { Description = "With --descriptor-set: the file whose message-index paths records use (default: the set's last file).", HelpName = "path.proto" };
+
+    public Option<bool> LegacyIndexes { get; } = new("--legacy-indexes") { Description = "Message indexes as plain unsigned varints (Confluent clients before 5.5)." };
+
+    public Option<string> Format { get; } = CreateFormat();
+
+    private static Option<string> CreateFormat()
+    {
+        var format = new Option<string>("--format") { Description = "json: one line per record; pretty: indented.", DefaultValueFactory = _ => "json", HelpName = "json|pretty" };
+        format.AcceptOnlyFromAmong("json", "pretty");
+        return format;
+    }
+
+    public void AddTo(Command command)
+    {
+        command.Add(Registry);
+        command.Add(BasicAuth);
+        command.Add(BearerToken);
+        command.Add(DescriptorSet);
+        command.Add(ProtoFile);
+        command.Add(LegacyIndexes);
+        command.Add(Format);
+    }
+
+    public FrameReader Reader(ParseResult result) =>
+        new(result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag, SchemaIdLookup.HeaderThenPrefix);
+
+    /// <summary>The schema source the options name, or null for framing only.</summary>
+    /// <exception cref="ArgumentException">Both a registry and a descriptor set, or a descriptor set that cannot be read.</exception>
+    public SchemaSource? Source(ParseResult result)
+    {
+        string? registry = result.GetValue(Registry);
+        FileInfo? set = result.GetValue(DescriptorSet);
+        if (registry is not null && set is not null)
+        {
+            throw new ArgumentException("give --schema-registry or --descriptor-set, not both");
+        }
+
+        if (set is not null)
+        {
+            try
+            {
+                return new DescriptorSetSchemaSource(set.FullName, result.GetValue(ProtoFile));
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidDataException or Google.Protobuf.InvalidProtocolBufferException or ArgumentException)
+            {
+                throw new ArgumentException($"cannot read the descriptor set {set.FullName}: {e.Message}", e);
+            }
+        }
+
+        if (registry is null)
+        {
+            return null;
+        }
+
+        var options = new RegistryClientOptions { BasicAuthUserInfo = result.GetValue(BasicAuth) };
+        foreach (string url in registry.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            options.Urls.Add(url);
+        }
+
+        if (result.GetValue(BearerToken) is { } token)
+        {
+            options.BearerToken = _ => Task.FromResult(token);
+        }
+
+        return new RegistrySchemaSource(new RegistryClient(options));
+    }
+}

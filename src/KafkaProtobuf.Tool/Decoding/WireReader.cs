@@ -1,0 +1,146 @@
+using System;
+using System.Collections.Generic;
+
+namespace KafkaProtobuf.Tool.Decoding;
+
+/// <summary>One field occurrence on the wire: its number, wire type, and value (a varint or fixed value, or a slice).</summary>
+internal readonly record struct WireField(int Number, WireType Type, ulong Scalar, int Start, int Length, int Position);
+
+internal enum WireType
+{
+    Varint = 0,
+    Fixed64 = 1,
+    LengthDelimited = 2,
+    StartGroup = 3,
+    EndGroup = 4,
+    Fixed32 = 5,
+}
+
+/// <summary>Splits a Protobuf encoding into its field occurrences, in order, without knowing the message type.</summary>
+internal static class WireReader
+{
+    /// <summary>Every field occurrence of <paramref name="data"/>; a malformed encoding throws <see cref="PayloadDecodeException"/>.</summary>
+    public static List<WireField> ReadFields(ReadOnlySpan<byte> data, int baseOffset)
+    {
+        var fields = new List<WireField>();
+        int position = 0;
+        while (position < data.Length)
+        {
+            int tagAt = position;
+            ulong tag = ReadVarint(data, ref position, baseOffset);
+            int number = (int)(tag >> 3);
+            var type = (WireType)(tag & 7);
+            if (number <= 0 || tag >> 3 > 536_870_911)
+            {
+                throw new PayloadDecodeException($"invalid field number {tag >> 3}", baseOffset + tagAt);
+            }
+
+            switch (type)
+            {
+                case WireType.Varint:
+                    fields.Add(new WireField(number, type, ReadVarint(data, ref position, baseOffset), 0, 0, fields.Count));
+                    break;
+                case WireType.Fixed64:
+                    Require(data, position, 8, baseOffset, number);
+                    fields.Add(new WireField(number, type, System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(data[position..]), 0, 0, fields.Count));
+                    position += 8;
+                    break;
+                case WireType.Fixed32:
+                    Require(data, position, 4, baseOffset, number);
+                    fields.Add(new WireField(number, type, System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(data[position..]), 0, 0, fields.Count));
+                    position += 4;
+                    break;
+                case WireType.LengthDelimited:
+                    int lengthAt = position;
+                    ulong length = ReadVarint(data, ref position, baseOffset);
+                    if (length > (ulong)(data.Length - position))
+                    {
+                        throw new PayloadDecodeException($"field {number} declares {length} bytes, {data.Length - position} are left", baseOffset + lengthAt);
+                    }
+
+                    fields.Add(new WireField(number, type, 0, baseOffset + position, (int)length, fields.Count));
+                    position += (int)length;
+                    break;
+                case WireType.StartGroup:
+                    int start = position;
+                    SkipGroup(data, ref position, number, baseOffset);
+                    fields.Add(new WireField(number, type, 0, baseOffset + start, position - start, fields.Count));
+                    break;
+                default:
+                    throw new PayloadDecodeException($"field {number} has wire type {(int)type}, which does not exist here", baseOffset + tagAt);
+            }
+        }
+
+        return fields;
+    }
+
+    private static void SkipGroup(ReadOnlySpan<byte> data, ref int position, int number, int baseOffset)
+    {
+        while (true)
+        {
+            if (position >= data.Length)
+            {
+                throw new PayloadDecodeException($"group {number} does not end", baseOffset + position);
+            }
+
+            ulong tag = ReadVarint(data, ref position, baseOffset);
+            switch ((WireType)(tag & 7))
+            {
+                case WireType.Varint:
+                    ReadVarint(data, ref position, baseOffset);
+                    break;
+                case WireType.Fixed64:
+                    Require(data, position, 8, baseOffset, (int)(tag >> 3));
+                    position += 8;
+                    break;
+                case WireType.Fixed32:
+                    Require(data, position, 4, baseOffset, (int)(tag >> 3));
+                    position += 4;
+                    break;
+                case WireType.LengthDelimited:
+                    ulong length = ReadVarint(data, ref position, baseOffset);
+                    Require(data, position, length, baseOffset, (int)(tag >> 3));
+                    position += (int)length;
+                    break;
+                case WireType.StartGroup:
+                    SkipGroup(data, ref position, (int)(tag >> 3), baseOffset);
+                    break;
+                case WireType.EndGroup when (int)(tag >> 3) == number:
+                    return;
+                default:
+                    throw new PayloadDecodeException($"group {number} is malformed", baseOffset + position);
+            }
+        }
+    }
+
+    private static void Require(ReadOnlySpan<byte> data, int position, ulong count, int baseOffset, int number)
+    {
+        if (count > (ulong)(data.Length - position))
+        {
+            throw new PayloadDecodeException($"field {number} needs {count} bytes, {data.Length - position} are left", baseOffset + position);
+        }
+    }
+
+    /// <summary>A base-128 varint of at most 10 bytes.</summary>
+    public static ulong ReadVarint(ReadOnlySpan<byte> data, ref int position, int baseOffset)
+    {
+        int start = position;
+        ulong value = 0;
+        for (int shift = 0; shift < 70; shift += 7)
+        {
+            if (position >= data.Length)
+            {
+                throw new PayloadDecodeException("truncated varint", baseOffset + start);
+            }
+
+            byte b = data[position++];
+            value |= (ulong)(b & 0x7F) << shift;
+            if (b < 0x80)
+            {
+                return value;
+            }
+        }
+
+        throw new PayloadDecodeException("varint longer than 10 bytes", baseOffset + start);
+    }
+}
