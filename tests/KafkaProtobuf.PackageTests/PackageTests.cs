@@ -128,4 +128,51 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
         string assets = File.ReadAllText(Path.Combine(project, "obj", "project.assets.json"));
         Assert.Contains($"\"KafkaProtobuf/{packages.Version}\"", assets, StringComparison.Ordinal); // from the package, not a project
     }
+
+    [Fact]
+    public void TheToolPackage_InstallsWithDotnetToolInstall_AndLaysOutAConfluentFrame()
+    {
+        string[] entries = Entries(packages.Package("KafkaProtobuf.Tool"));
+        Assert.Contains("tools/net8.0/any/kafka-protobuf.dll", entries);
+        Assert.Contains("tools/net8.0/any/DotnetToolSettings.xml", entries);
+
+        string work = Directory.CreateDirectory(Path.Combine(packages.WorkDirectory, "tool")).FullName;
+        string config = Path.Combine(work, "nuget.config");
+        File.WriteAllText(config, $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <packageSources>
+                <clear />
+                <add key="packed" value="{packages.Feed}" />
+              </packageSources>
+            </configuration>
+            """);
+        string toolPath = Path.Combine(work, "bin");
+        DotNet.Dotnet($"tool install KafkaProtobuf.Tool --version {packages.Version} --tool-path \"{toolPath}\" --configfile \"{config}\"", work, TimeSpan.FromMinutes(3));
+
+        // The first frame of tests/KafkaProtobuf.Tests/Vectors/confluent-dotnet-2.15.0.jsonl, written by Confluent's
+        // .NET ProtobufSerializer 2.15.0: schema id 1, path [0], a 51-byte Reading.
+        const string Vector = "0000000001000a06732dc3a42d311100000000008035401853220608a8888bd8062a1001feffffffffffffffff01ac02f0a2043204010203ff";
+        string output = Run(Path.Combine(toolPath, "kafka-protobuf"), "frame " + Vector);
+
+        Assert.Contains("schema         id 1", output, StringComparison.Ordinal);
+        Assert.Contains("message index  [0]", output, StringComparison.Ordinal);
+        Assert.Contains("payload        51 bytes at 6", output, StringComparison.Ordinal);
+    }
+
+    private static string Run(string executable, string arguments)
+    {
+        var start = new System.Diagnostics.ProcessStartInfo(executable, arguments) { RedirectStandardOutput = true, RedirectStandardError = true };
+        using System.Diagnostics.Process process = System.Diagnostics.Process.Start(start)!;
+        System.Threading.Tasks.Task<string> output = process.StandardOutput.ReadToEndAsync();
+        System.Threading.Tasks.Task<string> error = process.StandardError.ReadToEndAsync();
+        if (!process.WaitForExit(60_000))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException(executable + " did not end");
+        }
+
+        Assert.True(process.ExitCode == 0, $"exit {process.ExitCode}: {error.Result}");
+        return output.Result;
+    }
 }

@@ -243,7 +243,7 @@ internal static class ConsumeCommand
                     return false;
             }
 
-            DecodedPart part = await parts.DecodeAsync(data, new SerializationContext(component, topic, headers), indented, cancellationToken).ConfigureAwait(false);
+            DecodedPart part = await parts.DecodeAsync(data, new SerializationContext(component, topic, headers), indented: false, cancellationToken).ConfigureAwait(false);
             PartDecoder.Write(writer, part, data);
             return part.IsBad;
         }

@@ -117,8 +117,10 @@ internal sealed class PartDecoder(SchemaSource? schemas, FrameReader reader)
 
         if (part.Json is not null)
         {
+            // Through a document rather than raw text, so an indenting writer indents the message with the rest.
             writer.WritePropertyName("message");
-            writer.WriteRawValue(part.Json, skipInputValidation: true);
+            using JsonDocument message = JsonDocument.Parse(part.Json);
+            message.RootElement.WriteTo(writer);
         }
 
         if (part.Problem is not null)

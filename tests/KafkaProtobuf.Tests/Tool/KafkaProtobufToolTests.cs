@@ -1,0 +1,227 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Google.Protobuf;
+using Google.Protobuf.Reflection;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing;
+using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
+using Vectors.Telemetry.V1;
+using Writer = KafkaProtobuf.Tests.Shop.Writer;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Tool;
+
+/// <summary>
+/// kafka-protobuf run as a process against the embedded Kafka cluster and the in-process Schema Registry: a topic of
+/// registered order records with poison among them, a dead-letter topic written by <c>DeadLetter</c>, Confluent's
+/// vectors through <c>frame</c>, the help texts and the exit codes.
+/// </summary>
+public sealed class KafkaProtobufToolTests : IDisposable
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+    private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default);
+
+    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(1);
+    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
+    private readonly List<string> _files = [];
+
+    public void Dispose()
+    {
+        _registry.Dispose();
+        _cluster.Dispose();
+        foreach (string file in _files)
+        {
+            File.Delete(file);
+        }
+    }
+
+    private static IMessage Order(int i) => (i % 3) switch
+    {
+        0 => new Writer.OrderPlaced { OrderId = "o-" + i, Lines = { new Writer.OrderPlaced.Types.Line { Sku = "sku-" + i, Quantity = i } }, Total = new Writer.Money { Currency = "EUR", Units = i * 100 } },
+        1 => new Writer.OrderShipped { OrderId = "o-" + i, To = new Writer.Address { City = "Ghent" } },
+        _ => new Writer.OrderCancelled { OrderId = "o-" + i, Reason = "changed mind" },
+    };
+
+    /// <summary>Six orders registered by the registering serializer, and a poison record (JSON) at offset 3.</summary>
+    private List<IMessage> ProduceOrders(string topic)
+    {
+        _cluster.CreateTopic(topic, 1);
+        using var client = new RegistryClient(_registry.Url);
+        var orders = Enumerable.Range(0, 6).Select(Order).ToList();
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        for (int i = 0; i < orders.Count; i++)
+        {
+            if (i == 3)
+            {
+                producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("poison"), Value = Encoding.UTF8.GetBytes("{\"orderId\":\"o-x\"}") });
+            }
+
+            var context = new SerializationContext(MessageComponentType.Value, topic, []);
+            byte[]? value = orders[i] switch
+            {
+                Writer.OrderPlaced m => new RegistryProtobufSerializer<Writer.OrderPlaced>(client, null).Serialize(m, context),
+                Writer.OrderShipped m => new RegistryProtobufSerializer<Writer.OrderShipped>(client, null).Serialize(m, context),
+                Writer.OrderCancelled m => new RegistryProtobufSerializer<Writer.OrderCancelled>(client, null).Serialize(m, context),
+                _ => throw new InvalidOperationException(),
+            };
+            producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("order-" + i), Value = value! });
+        }
+
+        Assert.Equal(0, producer.Flush(Deadline));
+        return orders;
+    }
+
+    private static List<JsonElement> Lines(string output) =>
+        [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone())];
+
+    private static string Compact(string json) => JsonSerializer.Serialize(JsonDocument.Parse(json).RootElement);
+
+    [Fact]
+    public async Task Consume_WithTheRegistry_DecodesEveryRecordFromTheWritersSchema_AndShowsThePoisonRecordWithItsError()
+    {
+        List<IMessage> orders = ProduceOrders("orders");
+
+        ToolProcess.Result run = await ToolProcess.RunAsync(
+            "consume", "--bootstrap-servers", _cluster.BootstrapServers, "--topic", "orders", "--from-beginning", "--until-end",
+            "--schema-registry", _registry.Url, "--key-format", "string");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        List<JsonElement> records = Lines(run.Output);
+        Assert.Equal(7, records.Count);
+        Assert.Equal(Enumerable.Range(0, 7), records.Select(r => r.GetProperty("offset").GetInt32()));
+        List<JsonElement> good = [.. records.Where(r => r.GetProperty("offset").GetInt32() != 3)];
+        for (int i = 0; i < orders.Count; i++)
+        {
+            JsonElement value = good[i].GetProperty("value");
+            Assert.Equal(orders[i].Descriptor.FullName, value.GetProperty("type").GetString());
+            Assert.Equal(Compact(Formatter.Format(orders[i])), Compact(value.GetProperty("message").GetRawText()));
+            Assert.Equal("prefix", value.GetProperty("schemaIdIn").GetString());
+            Assert.Equal("order-" + i, good[i].GetProperty("key").GetString());
+        }
+
+        JsonElement poison = records[3].GetProperty("value");
+        Assert.Equal("UnknownMagicByte", poison.GetProperty("error").GetProperty("code").GetString());
+        Assert.Equal(0, poison.GetProperty("error").GetProperty("offset").GetInt32());
+        Assert.Equal("{\"orderId\":\"o-x\"}", Encoding.UTF8.GetString(poison.GetProperty("bytes").GetBytesFromBase64()));
+
+        // The same run with --fail-on-error: the poison record makes it exit 1, after showing everything.
+        ToolProcess.Result failing = await ToolProcess.RunAsync(
+            "consume", "-b", _cluster.BootstrapServers, "-t", "orders", "--from-beginning", "--max", "7", "--schema-registry", _registry.Url,
+            "--key-format", "string", "--fail-on-error", "--format", "pretty");
+        Assert.Equal(1, failing.ExitCode);
+        Assert.Contains("\"orderId\": \"o-5\"", failing.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Consume_ADeadLetterTopic_ShowsEachPoisonRecordWithWhereItCameFromAndWhy()
+    {
+        ProduceOrders("orders");
+        _cluster.CreateTopic("orders.dlq", 1);
+        using (IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
+        using (IConsumer<string, IMessage> consumer = new ConsumerBuilder<string, IMessage>(_cluster.CreateConsumerConfig())
+            .SetValueDeserializer(new MultiTypeProtobufDeserializer([Writer.OrdersReflection.Descriptor], null)).Build())
+        {
+            consumer.Assign(new TopicPartitionOffset("orders", 0, Offset.Beginning));
+            int handled = 0;
+            DateTime deadline = DateTime.UtcNow + Deadline;
+            while (handled < 7 && DateTime.UtcNow < deadline)
+            {
+                try
+                {
+                    handled += consumer.Consume(TimeSpan.FromMilliseconds(100)) is null ? 0 : 1;
+                }
+                catch (ConsumeException e) when (e.IsDeserializationFailure())
+                {
+                    consumer.DeadLetter(e, deadLetters, "orders.dlq", TimeSpan.FromSeconds(10));
+                    handled++;
+                }
+            }
+
+            Assert.Equal(7, handled);
+        }
+
+        ToolProcess.Result run = await ToolProcess.RunAsync(
+            "consume", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--from-beginning", "--until-end", "--key-format", "string");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        JsonElement letter = Assert.Single(Lines(run.Output));
+        Assert.Equal("poison", letter.GetProperty("key").GetString());
+        JsonElement deadLetter = letter.GetProperty("deadLetter");
+        Assert.Equal("UnknownMagicByte", deadLetter.GetProperty("errorCode").GetString());
+        Assert.Equal("orders", deadLetter.GetProperty("sourceTopic").GetString());
+        Assert.Equal(0, deadLetter.GetProperty("sourcePartition").GetInt32());
+        Assert.Equal(3, deadLetter.GetProperty("sourceOffset").GetInt64());
+        Assert.Equal("value", deadLetter.GetProperty("component").GetString());
+    }
+
+    [Fact]
+    public async Task Frame_AConfluentVector_WithADescriptorSet_LaysOutTheFramingAndPrintsTheMessage()
+    {
+        ConfluentVector vector = ConfluentVector.ByName["confluent-dotnet/prefix/value/Reading"];
+        string set = Path.GetTempFileName();
+        _files.Add(set);
+        var descriptors = new FileDescriptorSet();
+        foreach (FileDescriptor file in new[] { Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor, TelemetryReflection.Descriptor })
+        {
+            descriptors.File.Add(FileDescriptorProto.Parser.ParseFrom(file.SerializedData));
+        }
+
+        await File.WriteAllBytesAsync(set, descriptors.ToByteArray());
+
+        ToolProcess.Result run = await ToolProcess.RunAsync("frame", Convert.ToHexString(vector.Data), "--descriptor-set", set);
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("schema         id 1", run.Output, StringComparison.Ordinal);
+        Assert.Contains("message index  [0]", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"payload        {vector.Payload.Length} bytes at {vector.Data.Length - vector.Payload.Length}", run.Output, StringComparison.Ordinal);
+        Assert.Contains("type           vectors.telemetry.v1.Reading", run.Output, StringComparison.Ordinal);
+        string message = run.Output.Split('\n').Single(l => l.StartsWith("message        ", StringComparison.Ordinal))["message        ".Length..];
+        Assert.Equal(Compact(Formatter.Format(Reading.Parser.ParseFrom(vector.Payload))), Compact(message));
+    }
+
+    [Fact]
+    public async Task Frame_BadFraming_NamesTheErrorAndPutsACaretUnderTheOffendingByte_AndExitsOne()
+    {
+        ToolProcess.Result run = await ToolProcess.RunAsync("frame", "00 00 00 00 02 06 02");
+
+        Assert.Equal(1, run.ExitCode);
+        string[] lines = run.Output.Split('\n');
+        Assert.Contains("MessageIndexCountExceedsData", lines[1], StringComparison.Ordinal);
+        int caret = lines[2].IndexOf('^', StringComparison.Ordinal);
+        Assert.Equal("06", lines[0].Substring(caret, 2)); // the count byte at offset 5
+    }
+
+    [Theory]
+    [InlineData(new string[] { "--help" }, new[] { "frame", "consume", "Exit codes" })]
+    [InlineData(new string[] { "frame", "--help" }, new[] { "<bytes>", "--schema-registry", "--descriptor-set", "--schema-id-header", "--legacy-indexes" })]
+    [InlineData(new string[] { "consume", "--help" }, new[] { "--bootstrap-servers", "--topic", "--partition", "--offset", "--from-beginning", "--max", "--fail-on-error", "--format", "--registry-basic-auth" })]
+    public async Task Help_OnEveryCommand_NamesItsOptions(string[] args, string[] expected)
+    {
+        ToolProcess.Result run = await ToolProcess.RunAsync(args);
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.All(expected, e => Assert.Contains(e, run.Output, StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData(2, new string[] { "consume", "--topic", "t" })]                                   // --bootstrap-servers missing
+    [InlineData(2, new string[] { "frame", "zz-not-bytes" })]
+    [InlineData(2, new string[] { "frame", "00", "--format", "xml" })]
+    [InlineData(3, new string[] { "consume", "-b", "127.0.0.1:1", "-t", "t", "-X", "socket.connection.setup.timeout.ms=1000" })]
+    [InlineData(3, new string[] { "frame", "0000000001000a0161", "--schema-registry", "http://127.0.0.1:1" })]
+    public async Task ExitCodes_SayWhatWentWrong(int exitCode, string[] args)
+    {
+        ToolProcess.Result run = await ToolProcess.RunAsync(args);
+
+        Assert.True(exitCode == run.ExitCode, $"exit {run.ExitCode}: {run.Error}");
+        Assert.NotEmpty(run.Error);
+    }
+}
