@@ -49,6 +49,7 @@ internal static class ConsumeCommand
         command.SetAction(async (result, cancellationToken) =>
         {
             SchemaSource? source;
+            FrameReader reader;
             var config = new ConsumerConfig
             {
                 BootstrapServers = result.GetRequiredValue(servers),
@@ -76,6 +77,7 @@ internal static class ConsumeCommand
                     throw new ArgumentException("give --offset or --from-beginning, not both");
                 }
 
+                reader = schema.Reader(result);
                 source = schema.Source(result);
             }
             catch (ArgumentException e)
@@ -86,7 +88,7 @@ internal static class ConsumeCommand
 
             using (source)
             {
-                var run = new Run(output, error, new PartDecoder(source, schema.Reader(result)), result.GetValue(schema.Format) == "pretty", result.GetValue(keyFormat)!);
+                var run = new Run(output, error, new PartDecoder(source, reader), result.GetValue(schema.Format) == "pretty", result.GetValue(keyFormat)!);
                 Offset start = result.GetValue(offset) is { } at ? new Offset(at) : result.GetValue(fromBeginning) ? Offset.Beginning : Offset.End;
                 int exit = await run.ExecuteAsync(config, result.GetRequiredValue(topic), result.GetValue(partition), start, result.GetValue(max), result.GetValue(untilEnd), cancellationToken).ConfigureAwait(false);
                 return exit == ExitCodes.Ok && run.BadRecords > 0 && result.GetValue(failOnError) ? ExitCodes.BadRecords : exit;

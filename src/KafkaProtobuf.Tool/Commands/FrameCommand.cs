@@ -37,8 +37,10 @@ internal static class FrameCommand
             byte[] data;
             byte[]? headerBytes;
             SchemaSource? source;
+            FrameReader reader;
             try
             {
+                reader = schema.Reader(result);
                 data = ReadBytes(result.GetRequiredValue(input));
                 headerBytes = result.GetValue(header) is { } h ? ReadBytes(h) : null;
                 source = schema.Source(result);
@@ -58,7 +60,7 @@ internal static class FrameCommand
                     headers.Add(component == MessageComponentType.Key ? SchemaIdHeaderNames.Key : SchemaIdHeaderNames.Value, headerBytes);
                 }
 
-                var decoder = new PartDecoder(source, schema.Reader(result));
+                var decoder = new PartDecoder(source, reader);
                 DecodedPart part;
                 try
                 {

@@ -22,6 +22,8 @@ internal sealed class SchemaOptions
 
     public Option<bool> LegacyIndexes { get; } = new("--legacy-indexes") { Description = "Message indexes as plain unsigned varints (Confluent clients before 5.5)." };
 
+    public Option<bool> NoIndexes { get; } = new("--no-message-indexes") { Description = "Records carry no message-index path (KafkaJS's registry client): the payload follows the schema id and is the schema's first message type." };
+
     public Option<string> Format { get; } = CreateFormat();
 
     private static Option<string> CreateFormat()
@@ -39,11 +41,16 @@ internal sealed class SchemaOptions
         command.Add(DescriptorSet);
         command.Add(ProtoFile);
         command.Add(LegacyIndexes);
+        command.Add(NoIndexes);
         command.Add(Format);
     }
 
+    /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes.</exception>
     public FrameReader Reader(ParseResult result) =>
-        new(result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag, SchemaIdLookup.HeaderThenPrefix);
+        new(
+            result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag,
+            SchemaIdLookup.HeaderThenPrefix,
+            result.GetValue(NoIndexes) ? MessageIndexes.Absent : MessageIndexes.Present);
 
     /// <summary>The schema source the options name, or null for framing only.</summary>
     /// <exception cref="ArgumentException">Both a registry and a descriptor set, or a descriptor set that cannot be read.</exception>

@@ -176,10 +176,8 @@ public sealed class ProtoJsonDecoder
         switch (field.FieldType)
         {
             case FieldType.Message:
-                WriteMessage(writer, field.MessageType, all, [.. occurrences.Select(o => new Segment(o.Start, o.Length))]);
-                break;
             case FieldType.Group:
-                writer.WriteBase64StringValue(all.Slice(last.Start, last.Length));
+                WriteMessage(writer, field.MessageType, all, [.. occurrences.Select(o => new Segment(o.Start, o.Length))]);
                 break;
             case FieldType.String:
                 writer.WriteStringValue(Encoding.UTF8.GetString(all.Slice(last.Start, last.Length)));

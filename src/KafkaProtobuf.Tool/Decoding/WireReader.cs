@@ -63,8 +63,8 @@ internal static class WireReader
                     break;
                 case WireType.StartGroup:
                     int start = position;
-                    SkipGroup(data, ref position, number, baseOffset);
-                    fields.Add(new WireField(number, type, 0, baseOffset + start, position - start, fields.Count));
+                    int end = SkipGroup(data, ref position, number, baseOffset);
+                    fields.Add(new WireField(number, type, 0, baseOffset + start, end - start, fields.Count)); // without the end tag
                     break;
                 default:
                     throw new PayloadDecodeException($"field {number} has wire type {(int)type}, which does not exist here", baseOffset + tagAt);
@@ -74,7 +74,8 @@ internal static class WireReader
         return fields;
     }
 
-    private static void SkipGroup(ReadOnlySpan<byte> data, ref int position, int number, int baseOffset)
+    /// <summary>Moves past a group's fields and its end tag; returns where the end tag starts.</summary>
+    private static int SkipGroup(ReadOnlySpan<byte> data, ref int position, int number, int baseOffset)
     {
         while (true)
         {
@@ -83,6 +84,7 @@ internal static class WireReader
                 throw new PayloadDecodeException($"group {number} does not end", baseOffset + position);
             }
 
+            int tagAt = position;
             ulong tag = ReadVarint(data, ref position, baseOffset);
             switch ((WireType)(tag & 7))
             {
@@ -106,7 +108,7 @@ internal static class WireReader
                     SkipGroup(data, ref position, (int)(tag >> 3), baseOffset);
                     break;
                 case WireType.EndGroup when (int)(tag >> 3) == number:
-                    return;
+                    return tagAt;
                 default:
                     throw new PayloadDecodeException($"group {number} is malformed", baseOffset + position);
             }

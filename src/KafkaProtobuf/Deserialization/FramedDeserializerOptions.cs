@@ -17,6 +17,15 @@ public sealed class FramedDeserializerOptions
     public MessageIndexEncoding MessageIndexEncoding { get; set; } = MessageIndexEncoding.ZigZag;
 
     /// <summary>
+    /// Whether records carry a message-index path. Default <see cref="MessageIndexes.Present"/>; choose
+    /// <see cref="MessageIndexes.Absent"/> only for topics written by KafkaJS's registry client
+    /// (<c>@kafkajs/confluent-schema-registry</c>), which puts the payload right after the schema id. Never guessed:
+    /// without it such records are rejected (their first payload byte reads as an index count). Cannot be combined
+    /// with <see cref="MessageIndexEncoding.LegacyUnsigned"/>.
+    /// </summary>
+    public MessageIndexes MessageIndexes { get; set; } = MessageIndexes.Present;
+
+    /// <summary>
     /// Where to look for the schema identifier. Default <see cref="SchemaIdLookup.HeaderThenPrefix"/> (Confluent's
     /// <c>Dual</c> rule); <see cref="SchemaIdLookup.PrefixOnly"/> ignores schema-id headers.
     /// </summary>
@@ -54,7 +63,7 @@ public sealed class FramedDeserializerOptions
     public bool VerifyWriterSchema { get; set; }
 
     internal FrameReader CreateReader() =>
-        MessageIndexEncoding == MessageIndexEncoding.ZigZag && SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix
+        MessageIndexEncoding == MessageIndexEncoding.ZigZag && SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix && MessageIndexes == MessageIndexes.Present
             ? FrameReader.Default
-            : new FrameReader(MessageIndexEncoding, SchemaIdLookup);
+            : new FrameReader(MessageIndexEncoding, SchemaIdLookup, MessageIndexes);
 }

@@ -12,6 +12,14 @@ public sealed class MultiTypeDeserializerOptions
     /// <summary>How message indexes are encoded. Default <see cref="MessageIndexEncoding.ZigZag"/>.</summary>
     public MessageIndexEncoding MessageIndexEncoding { get; set; } = MessageIndexEncoding.ZigZag;
 
+    /// <summary>
+    /// Whether records carry a message-index path. Default <see cref="MessageIndexes.Present"/>. With
+    /// <see cref="MessageIndexes.Absent"/> (KafkaJS's registry client) every record is path <c>[0]</c>, the first
+    /// message type of its writer's file: another type cannot be told from such a record, so read those with
+    /// <see cref="FramedProtobufDeserializer{T}"/>. Cannot be combined with <see cref="MessageIndexEncoding.LegacyUnsigned"/>.
+    /// </summary>
+    public MessageIndexes MessageIndexes { get; set; } = MessageIndexes.Present;
+
     /// <summary>Where to look for the schema identifier. Default <see cref="SchemaIdLookup.HeaderThenPrefix"/>.</summary>
     public SchemaIdLookup SchemaIdLookup { get; set; } = SchemaIdLookup.HeaderThenPrefix;
 

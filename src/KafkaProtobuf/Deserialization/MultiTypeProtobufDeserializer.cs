@@ -89,7 +89,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             throw new ArgumentException("Map entry types cannot be records.", nameof(messageTypes));
         }
 
-        _reader = new FrameReader(options.MessageIndexEncoding, options.SchemaIdLookup);
+        _reader = new FrameReader(options.MessageIndexEncoding, options.SchemaIdLookup, options.MessageIndexes);
         _skipUnregistered = options.UnregisteredMessageTypes == UnregisteredMessageTypeHandling.Skip;
         _writerSchemas = new WriterSchemas(registered, options.SchemaFiles, options.SchemaFileResolver, options.VerifyWriterSchema);
         MessageTypes = registered.ToArray();

@@ -31,6 +31,10 @@ internal static class ThrowHelper
         throw new InvalidFrameException(error, default, null, null);
 
     [DoesNotReturn]
+    internal static void ThrowArgument(string paramName, string message) =>
+        throw new ArgumentException(message, paramName);
+
+    [DoesNotReturn]
     internal static void ThrowArgumentOutOfRange(string paramName, string message) =>
         throw new ArgumentOutOfRangeException(paramName, message);
 }

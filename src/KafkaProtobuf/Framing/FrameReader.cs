@@ -32,7 +32,31 @@ public sealed class FrameReader
     /// <param name="schemaIdLookup">Whether schema-id headers are consulted.</param>
     /// <exception cref="ArgumentOutOfRangeException">An argument is not a defined enum value.</exception>
     public FrameReader(MessageIndexEncoding messageIndexEncoding, SchemaIdLookup schemaIdLookup)
+        : this(messageIndexEncoding, schemaIdLookup, MessageIndexes.Present)
     {
+    }
+
+    /// <summary>Creates a reader with the given index encoding, schema-id lookup, and whether records carry message indexes.</summary>
+    /// <param name="messageIndexEncoding">How message indexes are encoded.</param>
+    /// <param name="schemaIdLookup">Whether schema-id headers are consulted.</param>
+    /// <param name="messageIndexes">
+    /// <see cref="MessageIndexes.Absent"/> for records written without a message-index path (KafkaJS's registry client):
+    /// the payload follows the schema id and the path is <c>[0]</c>.
+    /// </param>
+    /// <exception cref="ArgumentOutOfRangeException">An argument is not a defined enum value.</exception>
+    /// <exception cref="ArgumentException"><see cref="MessageIndexes.Absent"/> with <see cref="MessageIndexEncoding.LegacyUnsigned"/>: there are no indexes to encode.</exception>
+    public FrameReader(MessageIndexEncoding messageIndexEncoding, SchemaIdLookup schemaIdLookup, MessageIndexes messageIndexes)
+    {
+        if (messageIndexes is not (MessageIndexes.Present or MessageIndexes.Absent))
+        {
+            ThrowHelper.ThrowArgumentOutOfRange(nameof(messageIndexes), "Unknown message-indexes setting.");
+        }
+
+        if (messageIndexes == MessageIndexes.Absent && messageIndexEncoding == MessageIndexEncoding.LegacyUnsigned)
+        {
+            ThrowHelper.ThrowArgument(nameof(messageIndexes), "MessageIndexes.Absent cannot be combined with MessageIndexEncoding.LegacyUnsigned: records without message indexes have no encoding to choose.");
+        }
+
         if (messageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned))
         {
             ThrowHelper.ThrowArgumentOutOfRange(nameof(messageIndexEncoding), "Unknown message-index encoding.");
@@ -45,6 +69,7 @@ public sealed class FrameReader
 
         MessageIndexEncoding = messageIndexEncoding;
         SchemaIdLookup = schemaIdLookup;
+        MessageIndexes = messageIndexes;
     }
 
     /// <summary>A shared reader for the current format: zigzag message indexes, schema-id header before prefix.</summary>
@@ -55,6 +80,9 @@ public sealed class FrameReader
 
     /// <summary>Whether this reader consults schema-id headers.</summary>
     public SchemaIdLookup SchemaIdLookup { get; }
+
+    /// <summary>Whether records carry a message-index path (<see cref="MessageIndexes.Present"/>, the default).</summary>
+    public MessageIndexes MessageIndexes { get; }
 
     /// <summary>
     /// Reads a record component, taking the schema identifier from the component's schema-id header in
@@ -221,7 +249,12 @@ public sealed class FrameReader
     /// <summary>Reads and validates the message-index path. On failure <paramref name="position"/> is the fault's offset.</summary>
     private FrameErrorCode ReadMessageIndexes(ReadOnlySpan<byte> source, scoped ref int position, out MessageIndexPath path)
     {
-        path = default;
+        path = default; // [0]
+        if (MessageIndexes == MessageIndexes.Absent)
+        {
+            return FrameErrorCode.None; // the payload follows the schema id
+        }
+
         MessageIndexEncoding encoding = MessageIndexEncoding;
 
         FrameErrorCode code = Varint.TryRead(source, position, out uint rawCount, out int length);

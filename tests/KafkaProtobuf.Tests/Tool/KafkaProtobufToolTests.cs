@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Text;
@@ -14,7 +15,7 @@ using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
-using Writer = KafkaProtobuf.Tests.Shop.Writer;
+using Shop.V1;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Tool;
@@ -45,34 +46,41 @@ public sealed class KafkaProtobufToolTests : IDisposable
 
     private static IMessage Order(int i) => (i % 3) switch
     {
-        0 => new Writer.OrderPlaced { OrderId = "o-" + i, Lines = { new Writer.OrderPlaced.Types.Line { Sku = "sku-" + i, Quantity = i } }, Total = new Writer.Money { Currency = "EUR", Units = i * 100 } },
-        1 => new Writer.OrderShipped { OrderId = "o-" + i, To = new Writer.Address { City = "Ghent" } },
-        _ => new Writer.OrderCancelled { OrderId = "o-" + i, Reason = "changed mind" },
+        0 => new OrderPlaced { OrderId = "o-" + i, Customer = "c-" + i, Lines = { new OrderPlaced.Types.Line { Sku = "sku-" + i, Quantity = i + 1, UnitPriceCents = 1999 } } },
+        1 => new OrderShipped { OrderId = "o-" + i, Carrier = "bpost", Address = new OrderShipped.Types.Address { City = "Ghent", Country = "BE" } },
+        _ => new OrderCancelled { OrderId = "o-" + i, Reason = "changed mind" },
     };
 
-    /// <summary>Six orders registered by the registering serializer, and a poison record (JSON) at offset 3.</summary>
+    /// <summary>
+    /// Six orders of the sample's types (keys framed as OrderKey, values as the order types), registered by the
+    /// registering serializer, and a poison record (a JSON value) at offset 3.
+    /// </summary>
     private List<IMessage> ProduceOrders(string topic)
     {
         _cluster.CreateTopic(topic, 1);
         using var client = new RegistryClient(_registry.Url);
         var orders = Enumerable.Range(0, 6).Select(Order).ToList();
+        var keys = new RegistryProtobufSerializer<OrderKey>(client, null);
+        var keyContext = new SerializationContext(MessageComponentType.Key, topic, []);
+        var valueContext = new SerializationContext(MessageComponentType.Value, topic, []);
         using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
         for (int i = 0; i < orders.Count; i++)
         {
             if (i == 3)
             {
-                producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("poison"), Value = Encoding.UTF8.GetBytes("{\"orderId\":\"o-x\"}") });
+                byte[] poisonKey = keys.Serialize(new OrderKey { OrderId = "o-x" }, keyContext)!;
+                producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = poisonKey, Value = Encoding.UTF8.GetBytes("{\"orderId\":\"o-x\"}") });
             }
 
-            var context = new SerializationContext(MessageComponentType.Value, topic, []);
             byte[]? value = orders[i] switch
             {
-                Writer.OrderPlaced m => new RegistryProtobufSerializer<Writer.OrderPlaced>(client, null).Serialize(m, context),
-                Writer.OrderShipped m => new RegistryProtobufSerializer<Writer.OrderShipped>(client, null).Serialize(m, context),
-                Writer.OrderCancelled m => new RegistryProtobufSerializer<Writer.OrderCancelled>(client, null).Serialize(m, context),
+                OrderPlaced m => new RegistryProtobufSerializer<OrderPlaced>(client, null).Serialize(m, valueContext),
+                OrderShipped m => new RegistryProtobufSerializer<OrderShipped>(client, null).Serialize(m, valueContext),
+                OrderCancelled m => new RegistryProtobufSerializer<OrderCancelled>(client, null).Serialize(m, valueContext),
                 _ => throw new InvalidOperationException(),
             };
-            producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("order-" + i), Value = value! });
+            byte[] key = keys.Serialize(new OrderKey { OrderId = "o-" + i }, keyContext)!;
+            producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = key, Value = value! });
         }
 
         Assert.Equal(0, producer.Flush(Deadline));
@@ -91,7 +99,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
 
         ToolProcess.Result run = await ToolProcess.RunAsync(
             "consume", "--bootstrap-servers", _cluster.BootstrapServers, "--topic", "orders", "--from-beginning", "--until-end",
-            "--schema-registry", _registry.Url, "--key-format", "string");
+            "--schema-registry", _registry.Url);
 
         Assert.True(run.ExitCode == 0, run.Error);
         List<JsonElement> records = Lines(run.Output);
@@ -104,7 +112,9 @@ public sealed class KafkaProtobufToolTests : IDisposable
             Assert.Equal(orders[i].Descriptor.FullName, value.GetProperty("type").GetString());
             Assert.Equal(Compact(Formatter.Format(orders[i])), Compact(value.GetProperty("message").GetRawText()));
             Assert.Equal("prefix", value.GetProperty("schemaIdIn").GetString());
-            Assert.Equal("order-" + i, good[i].GetProperty("key").GetString());
+            JsonElement key = good[i].GetProperty("key");
+            Assert.Equal("shop.v1.OrderKey", key.GetProperty("type").GetString());
+            Assert.Equal(Compact(Formatter.Format(new OrderKey { OrderId = "o-" + i })), Compact(key.GetProperty("message").GetRawText()));
         }
 
         JsonElement poison = records[3].GetProperty("value");
@@ -115,7 +125,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
         // The same run with --fail-on-error: the poison record makes it exit 1, after showing everything.
         ToolProcess.Result failing = await ToolProcess.RunAsync(
             "consume", "-b", _cluster.BootstrapServers, "-t", "orders", "--from-beginning", "--max", "7", "--schema-registry", _registry.Url,
-            "--key-format", "string", "--fail-on-error", "--format", "pretty");
+            "--fail-on-error", "--format", "pretty");
         Assert.Equal(1, failing.ExitCode);
         Assert.Contains("\"orderId\": \"o-5\"", failing.Output, StringComparison.Ordinal);
     }
@@ -126,8 +136,8 @@ public sealed class KafkaProtobufToolTests : IDisposable
         ProduceOrders("orders");
         _cluster.CreateTopic("orders.dlq", 1);
         using (IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
-        using (IConsumer<string, IMessage> consumer = new ConsumerBuilder<string, IMessage>(_cluster.CreateConsumerConfig())
-            .SetValueDeserializer(new MultiTypeProtobufDeserializer([Writer.OrdersReflection.Descriptor], null)).Build())
+        using (IConsumer<Ignore, IMessage> consumer = new ConsumerBuilder<Ignore, IMessage>(_cluster.CreateConsumerConfig())
+            .SetValueDeserializer(new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], null)).Build())
         {
             consumer.Assign(new TopicPartitionOffset("orders", 0, Offset.Beginning));
             int handled = 0;
@@ -149,17 +159,77 @@ public sealed class KafkaProtobufToolTests : IDisposable
         }
 
         ToolProcess.Result run = await ToolProcess.RunAsync(
-            "consume", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--from-beginning", "--until-end", "--key-format", "string");
+            "consume", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--from-beginning", "--until-end", "--schema-registry", _registry.Url);
 
         Assert.True(run.ExitCode == 0, run.Error);
         JsonElement letter = Assert.Single(Lines(run.Output));
-        Assert.Equal("poison", letter.GetProperty("key").GetString());
+        Assert.Equal("{\"orderId\":\"o-x\"}", Compact(letter.GetProperty("key").GetProperty("message").GetRawText())); // the key, still framed
         JsonElement deadLetter = letter.GetProperty("deadLetter");
         Assert.Equal("UnknownMagicByte", deadLetter.GetProperty("errorCode").GetString());
         Assert.Equal("orders", deadLetter.GetProperty("sourceTopic").GetString());
         Assert.Equal(0, deadLetter.GetProperty("sourcePartition").GetInt32());
         Assert.Equal(3, deadLetter.GetProperty("sourceOffset").GetInt64());
         Assert.Equal("value", deadLetter.GetProperty("component").GetString());
+    }
+
+    [Fact]
+    public async Task Frame_WithTheRegistry_DecodesARecordTheRegisteringSerializerWrote()
+    {
+        using var client = new RegistryClient(_registry.Url);
+        var shipped = new OrderShipped { OrderId = "o-7", Carrier = "bpost", Address = new OrderShipped.Types.Address { City = "Ghent" } };
+        byte[] value = new RegistryProtobufSerializer<OrderShipped>(client, null).Serialize(shipped, new SerializationContext(MessageComponentType.Value, "orders", []))!;
+
+        ToolProcess.Result run = await ToolProcess.RunAsync("frame", Convert.ToBase64String(value), "--schema-registry", _registry.Url);
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Contains("message index  [3]", run.Output, StringComparison.Ordinal);
+        Assert.Contains("type           shop.v1.OrderShipped", run.Output, StringComparison.Ordinal);
+        string message = run.Output.Split('\n').Single(l => l.StartsWith("message        ", StringComparison.Ordinal))["message        ".Length..];
+        Assert.Equal(Compact(Formatter.Format(shipped)), Compact(message));
+    }
+
+    [SkippableFact]
+    public async Task Consume_StoppedWithCtrlC_ExitsCleanly_WithoutJoiningAGroupOrCommitting()
+    {
+        Skip.If(OperatingSystem.IsWindows(), "SIGINT is sent with kill(1)");
+        ProduceOrders("orders");
+        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (string arg in new[] { Path.Combine(AppContext.BaseDirectory, "kafka-protobuf.dll"), "consume", "-b", _cluster.BootstrapServers, "-t", "orders", "--from-beginning", "--schema-registry", _registry.Url })
+        {
+            start.ArgumentList.Add(arg);
+        }
+
+        using Process tool = Process.Start(start)!;
+        Task<string> errors = tool.StandardError.ReadToEndAsync();
+        try
+        {
+            // Every record printed, then it waits for more: interrupt it as a user's Ctrl+C would.
+            for (int line = 0; line < 7; line++)
+            {
+                Task<string?> next = tool.StandardOutput.ReadLineAsync();
+                Assert.True(await Task.WhenAny(next, Task.Delay(Deadline)) == next, "a record line");
+                Assert.NotNull(await next);
+            }
+
+            using (Process kill = Process.Start("kill", $"-INT {tool.Id}"))
+            {
+                await kill.WaitForExitAsync();
+            }
+
+            Task exited = tool.WaitForExitAsync();
+            Assert.True(await Task.WhenAny(exited, Task.Delay(Deadline)) == exited, "the tool to stop on SIGINT");
+            Assert.True(tool.ExitCode == 0, $"exit {tool.ExitCode}: {await errors}");
+        }
+        finally
+        {
+            if (!tool.HasExited)
+            {
+                tool.Kill(entireProcessTree: true);
+            }
+        }
+
+        Assert.Equal(0, _cluster.RequestCount(KafkaApi.JoinGroup));
+        Assert.Equal(0, _cluster.RequestCount(KafkaApi.OffsetCommit));
     }
 
     [Fact]

@@ -1,5 +1,6 @@
 using System;
 using System.Linq;
+using System.Reflection;
 using System.Text.Json;
 using CsCheck;
 using Google.Protobuf;
@@ -21,15 +22,26 @@ public sealed class ProtoJsonDecoderProperties
 {
     private static readonly TypeRegistry AnyTypes = TypeRegistry.FromFiles(EverythingReflection.Descriptor, CommonReflection.Descriptor, TimestampReflection.Descriptor, WrappersReflection.Descriptor, StructReflection.Descriptor);
     private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default.WithTypeRegistry(AnyTypes));
-    private static readonly ProtoJsonDecoder Decoder = new([EverythingReflection.Descriptor, TelemetryReflection.Descriptor]);
+    private static readonly ProtoJsonDecoder Decoder = new([EverythingReflection.Descriptor]);
 
-    public static TheoryData<string> Types() => [.. new[] { Everything.Descriptor, Everything.Types.Nested.Descriptor, Money.Descriptor, Device.Descriptor, Reading.Descriptor, Timestamp.Descriptor, Duration.Descriptor, Struct.Descriptor, Value.Descriptor, Any.Descriptor, Int64Value.Descriptor }.Select(d => d.FullName)];
+    /// <summary>Every message type of the test .proto files (generated into this assembly), and the well-known types.</summary>
+    private static readonly MessageDescriptor[] AllTypes =
+    [
+        .. typeof(ProtoJsonDecoderProperties).Assembly.GetTypes()
+            .Where(t => typeof(IMessage).IsAssignableFrom(t) && !t.IsAbstract && t.GetProperty("Descriptor", BindingFlags.Public | BindingFlags.Static) is not null)
+            .Select(t => (MessageDescriptor)t.GetProperty("Descriptor", BindingFlags.Public | BindingFlags.Static)!.GetValue(null)!)
+            .Where(d => !d.GetOptions()?.MapEntry ?? true),
+        Timestamp.Descriptor, Duration.Descriptor, Struct.Descriptor, Value.Descriptor, ListValue.Descriptor, Any.Descriptor,
+        Int64Value.Descriptor, FieldMask.Descriptor, Empty.Descriptor,
+    ];
+
+    public static TheoryData<string> Types() => [.. AllTypes.Select(d => d.File.Name + ":" + d.FullName)];
 
     [Theory]
     [MemberData(nameof(Types))]
     public void RandomMessages_DecodeFromTheirBytes_ExactlyAsJsonFormatterFormatsThem(string typeName)
     {
-        MessageDescriptor type = AnyTypes.Find(typeName) ?? Device.Descriptor.File.MessageTypes.Concat([Reading.Descriptor, Device.Descriptor]).First(d => d.FullName == typeName);
+        MessageDescriptor type = AllTypes.First(d => d.File.Name + ":" + d.FullName == typeName);
         Gen.Int[0, int.MaxValue].Sample(
             seed =>
             {

@@ -61,7 +61,7 @@ public static class RandomMessages
 
         foreach (FieldDescriptor field in type.Fields.InDeclarationOrder())
         {
-            if (random.Next(3) == 0 || (depth > 2 && field.FieldType == FieldType.Message))
+            if (random.Next(3) == 0 || (depth > 2 && field.FieldType is FieldType.Message or FieldType.Group))
             {
                 continue; // not set
             }
@@ -117,7 +117,7 @@ public static class RandomMessages
             FieldType.String => zero ? string.Empty : Word(random),
             FieldType.Bytes => zero ? ByteString.Empty : ByteString.CopyFrom(Enumerable.Range(0, random.Next(1, 9)).Select(_ => (byte)random.Next(256)).ToArray()),
             FieldType.Enum => zero ? 0 : new[] { 1, 2, 77 }[random.Next(3)], // 77 is not a value: printed as a number
-            FieldType.Message => Create(field.MessageType, random, anyTypes, depth + 1),
+            FieldType.Message or FieldType.Group => Create(field.MessageType, random, anyTypes, depth + 1),
             _ => throw new NotSupportedException(field.FieldType.ToString()),
         };
     }
