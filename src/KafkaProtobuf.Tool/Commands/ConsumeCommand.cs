@@ -6,12 +6,12 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Text;
-using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 using KafkaProtobuf.Tool.Schemas;
 
@@ -24,9 +24,6 @@ namespace KafkaProtobuf.Tool.Commands;
 /// </summary>
 internal static class ConsumeCommand
 {
-    private static readonly JsonWriterOptions Compact = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
-    private static readonly JsonWriterOptions Indented = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, Indented = true };
-
     public static Command Create(TextWriter output, TextWriter error)
     {
         var servers = new Option<string>("--bootstrap-servers", "-b") { Description = "Kafka bootstrap servers, host:port[,host:port].", Required = true, HelpName = "host:port" };
@@ -202,7 +199,7 @@ internal static class ConsumeCommand
             Headers headers = record.Message.Headers ?? [];
             var buffer = new ArrayBufferWriter<byte>();
             bool bad = false;
-            using (var writer = new Utf8JsonWriter(buffer, indented ? Indented : Compact))
+            using (var writer = new Utf8JsonWriter(buffer, indented ? ProtoJsonDecoder.Indented : ProtoJsonDecoder.Compact))
             {
                 writer.WriteStartObject();
                 writer.WriteString("topic", record.Topic);

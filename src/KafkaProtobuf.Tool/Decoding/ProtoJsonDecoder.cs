@@ -20,8 +20,11 @@ namespace KafkaProtobuf.Tool.Decoding;
 /// </summary>
 public sealed class ProtoJsonDecoder
 {
-    private static readonly JsonWriterOptions Compact = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
-    private static readonly JsonWriterOptions Indented = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, Indented = true };
+    /// <summary>The tool's JSON: readable text (no escaping of non-ASCII), one line or indented.</summary>
+    internal static readonly JsonWriterOptions Compact = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+    /// <summary>Like <see cref="Compact"/>, indented.</summary>
+    internal static readonly JsonWriterOptions Indented = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, Indented = true };
 
     private readonly Dictionary<string, MessageDescriptor> _knownTypes;
 

@@ -236,15 +236,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
     public async Task Frame_AConfluentVector_WithADescriptorSet_LaysOutTheFramingAndPrintsTheMessage()
     {
         ConfluentVector vector = ConfluentVector.ByName["confluent-dotnet/prefix/value/Reading"];
-        string set = Path.GetTempFileName();
-        _files.Add(set);
-        var descriptors = new FileDescriptorSet();
-        foreach (FileDescriptor file in new[] { Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor, TelemetryReflection.Descriptor })
-        {
-            descriptors.File.Add(FileDescriptorProto.Parser.ParseFrom(file.SerializedData));
-        }
-
-        await File.WriteAllBytesAsync(set, descriptors.ToByteArray());
+        string set = await TelemetryDescriptorSet();
 
         ToolProcess.Result run = await ToolProcess.RunAsync("frame", Convert.ToHexString(vector.Data), "--descriptor-set", set);
 
@@ -255,6 +247,37 @@ public sealed class KafkaProtobufToolTests : IDisposable
         Assert.Contains("type           vectors.telemetry.v1.Reading", run.Output, StringComparison.Ordinal);
         string message = run.Output.Split('\n').Single(l => l.StartsWith("message        ", StringComparison.Ordinal))["message        ".Length..];
         Assert.Equal(Compact(Formatter.Format(Reading.Parser.ParseFrom(vector.Payload))), Compact(message));
+    }
+
+    [Fact]
+    public async Task Frame_AKafkaJsRecord_WithNoMessageIndexes_IsTheSchemasFirstMessage()
+    {
+        // Magic byte, schema id 9, then the payload: what @kafkajs/confluent-schema-registry writes.
+        var reading = new Reading { SensorId = "s-1", Value = 21.5 };
+        byte[] record = [0, 0, 0, 0, 9, .. reading.ToByteArray()];
+
+        ToolProcess.Result without = await ToolProcess.RunAsync("frame", Convert.ToHexString(record));
+        ToolProcess.Result with = await ToolProcess.RunAsync("frame", Convert.ToHexString(record), "--no-message-indexes", "--descriptor-set", await TelemetryDescriptorSet());
+
+        Assert.Equal(1, without.ExitCode); // 0x0A read as an index count: the framing is refused, not guessed
+        Assert.True(with.ExitCode == 0, with.Error);
+        Assert.Contains("payload        " + reading.CalculateSize() + " bytes at 5", with.Output, StringComparison.Ordinal);
+        string message = with.Output.Split('\n').Single(l => l.StartsWith("message        ", StringComparison.Ordinal))["message        ".Length..];
+        Assert.Equal(Compact(Formatter.Format(reading)), Compact(message));
+    }
+
+    private async Task<string> TelemetryDescriptorSet()
+    {
+        string set = Path.GetTempFileName();
+        _files.Add(set);
+        var descriptors = new FileDescriptorSet();
+        foreach (FileDescriptor file in new[] { Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor, TelemetryReflection.Descriptor })
+        {
+            descriptors.File.Add(FileDescriptorProto.Parser.ParseFrom(file.SerializedData));
+        }
+
+        await File.WriteAllBytesAsync(set, descriptors.ToByteArray());
+        return set;
     }
 
     [Fact]
@@ -285,6 +308,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
     [InlineData(2, new string[] { "consume", "--topic", "t" })]                                   // --bootstrap-servers missing
     [InlineData(2, new string[] { "frame", "zz-not-bytes" })]
     [InlineData(2, new string[] { "frame", "00", "--format", "xml" })]
+    [InlineData(2, new string[] { "frame", "0000000001", "--legacy-indexes", "--no-message-indexes" })]
     [InlineData(3, new string[] { "consume", "-b", "127.0.0.1:1", "-t", "t", "-X", "socket.connection.setup.timeout.ms=1000" })]
     [InlineData(3, new string[] { "frame", "0000000001000a0161", "--schema-registry", "http://127.0.0.1:1" })]
     public async Task ExitCodes_SayWhatWentWrong(int exitCode, string[] args)
