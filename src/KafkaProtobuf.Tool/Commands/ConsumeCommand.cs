@@ -160,7 +160,7 @@ internal static class ConsumeCommand
                 {
                     record = consumer.Consume(TimeSpan.FromMilliseconds(200));
                 }
-                catch (ConsumeException e) when (!e.Error.IsFatal)
+                catch (ConsumeException e) when (e.IsRecoverableConsumerError())
                 {
                     await error.WriteLineAsync("kafka-protobuf consume: " + e.Error.Reason).ConfigureAwait(false);
                     continue;

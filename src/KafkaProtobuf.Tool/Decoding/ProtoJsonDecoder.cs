@@ -76,6 +76,20 @@ public sealed class ProtoJsonDecoder
 
     private void WriteMessage(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<Segment> segments)
     {
+        List<WireField> fields = ReadFields(all, segments);
+        if (WellKnownTypes.TryWrite(this, writer, type, all, fields))
+        {
+            return;
+        }
+
+        writer.WriteStartObject();
+        WriteProperties(writer, type, all, fields);
+        writer.WriteEndObject();
+    }
+
+    /// <summary>The field occurrences of every segment, in wire order (positions numbered across segments).</summary>
+    private static List<WireField> ReadFields(ReadOnlySpan<byte> all, List<Segment> segments)
+    {
         List<WireField> fields = [];
         foreach (Segment segment in segments)
         {
@@ -84,12 +98,12 @@ public sealed class ProtoJsonDecoder
                 .Select(f => f with { Position = f.Position + offset }));
         }
 
-        if (WellKnownTypes.TryWrite(this, writer, type, all, fields))
-        {
-            return;
-        }
+        return fields;
+    }
 
-        writer.WriteStartObject();
+    /// <summary>A message's known fields, then its unknown ones, as properties of an object already started.</summary>
+    private void WriteProperties(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<WireField> fields)
+    {
         ILookup<int, WireField> byNumber = fields.ToLookup(f => f.Number);
         foreach (FieldDescriptor field in type.Fields.InDeclarationOrder())
         {
@@ -111,8 +125,6 @@ public sealed class ProtoJsonDecoder
         {
             WriteUnknown(writer, all, unknown);
         }
-
-        writer.WriteEndObject();
     }
 
     /// <summary>A oneof member counts only if it was set last among its oneof, and only from after the last other member.</summary>
@@ -196,6 +208,13 @@ public sealed class ProtoJsonDecoder
 
     private void WriteMap(Utf8JsonWriter writer, FieldDescriptor field, ReadOnlySpan<byte> all, List<WireField> occurrences)
     {
+        writer.WritePropertyName(field.JsonName);
+        WriteMapObject(writer, field, all, occurrences);
+    }
+
+    /// <summary>A map field's entries as a JSON object (also <c>Struct</c>, which is a map of <c>Value</c>s).</summary>
+    internal void WriteMapObject(Utf8JsonWriter writer, FieldDescriptor field, ReadOnlySpan<byte> all, List<WireField> occurrences)
+    {
         FieldDescriptor keyField = field.MessageType.FindFieldByNumber(1);
         FieldDescriptor valueField = field.MessageType.FindFieldByNumber(2);
 
@@ -216,7 +235,6 @@ public sealed class ProtoJsonDecoder
             values[key] = valueParts;
         }
 
-        writer.WritePropertyName(field.JsonName);
         writer.WriteStartObject();
         foreach (string key in order)
         {
@@ -483,20 +501,8 @@ public sealed class ProtoJsonDecoder
         WriteMessage(writer, type, all, [.. occurrences.Select(o => new Segment(o.Start, o.Length))]);
 
     /// <summary>Writes a message's fields into an object already started (an <c>Any</c> of a plain message).</summary>
-    internal void WriteFieldsOf(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, int start, int length)
-    {
-        var inner = new ArrayBufferWriter<byte>();
-        using (var innerWriter = new Utf8JsonWriter(inner))
-        {
-            WriteMessage(innerWriter, type, all, [new Segment(start, length)]);
-        }
-
-        using JsonDocument document = JsonDocument.Parse(inner.WrittenMemory);
-        foreach (JsonProperty property in document.RootElement.EnumerateObject())
-        {
-            property.WriteTo(writer);
-        }
-    }
+    internal void WriteFieldsOf(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, int start, int length) =>
+        WriteProperties(writer, type, all, ReadFields(all, [new Segment(start, length)]));
 
     private static IEnumerable<MessageDescriptor> Nested(MessageDescriptor message) => message.NestedTypes.SelectMany(Nested).Prepend(message);
 

@@ -48,7 +48,7 @@ internal static class WellKnownTypes
                 writer.WriteBase64StringValue(Last(fields, 1) is { } b ? all.Slice(b.Start, b.Length) : []);
                 return true;
             case "google.protobuf.Struct":
-                WriteStruct(decoder, writer, type, all, fields);
+                decoder.WriteMapObject(writer, type.FindFieldByNumber(1), all, [.. fields.Where(f => f.Number == 1 && f.Type == WireType.LengthDelimited)]);
                 return true;
             case "google.protobuf.ListValue":
                 writer.WriteStartArray();
@@ -133,35 +133,6 @@ internal static class WellKnownTypes
         {
             text.Append(nanos.ToString("d9", CultureInfo.InvariantCulture));
         }
-    }
-
-    private static void WriteStruct(ProtoJsonDecoder decoder, Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<WireField> fields)
-    {
-        MessageDescriptor entry = type.FindFieldByNumber(1).MessageType;
-        var order = new List<string>();
-        var values = new Dictionary<string, List<WireField>>(StringComparer.Ordinal);
-        foreach (WireField field in fields.Where(f => f.Number == 1 && f.Type == WireType.LengthDelimited))
-        {
-            List<WireField> parts = WireReader.ReadFields(all.Slice(field.Start, field.Length), field.Start);
-            string key = parts.LastOrDefault(p => p.Number == 1 && p.Type == WireType.LengthDelimited) is { Number: 1 } k
-                ? Encoding.UTF8.GetString(all.Slice(k.Start, k.Length))
-                : string.Empty;
-            if (!values.ContainsKey(key))
-            {
-                order.Add(key);
-            }
-
-            values[key] = [.. parts.Where(p => p.Number == 2 && p.Type == WireType.LengthDelimited)];
-        }
-
-        writer.WriteStartObject();
-        foreach (string key in order)
-        {
-            writer.WritePropertyName(key);
-            decoder.WriteNested(writer, entry.FindFieldByNumber(2).MessageType, all, values[key]);
-        }
-
-        writer.WriteEndObject();
     }
 
     private static void WriteValue(ProtoJsonDecoder decoder, Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<WireField> fields)

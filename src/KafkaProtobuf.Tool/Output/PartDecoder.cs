@@ -26,7 +26,8 @@ internal sealed record DecodedPart(FramingResult Framing, string? TypeName, stri
 /// <summary>Reads the framing of keys and values with this package's <see cref="FrameReader"/>, then decodes their payloads.</summary>
 internal sealed class PartDecoder(SchemaSource? schemas, FrameReader reader)
 {
-    private readonly Dictionary<string, ProtoJsonDecoder> _decoders = new(StringComparer.Ordinal);
+    // Per file object, not per file name: two versions of one .proto under different schema ids are different files.
+    private readonly Dictionary<FileDescriptor, ProtoJsonDecoder> _decoders = [];
 
     public static FramingResult ReadFraming(FrameReader reader, byte[] data, SerializationContext context)
     {
@@ -64,10 +65,10 @@ internal sealed class PartDecoder(SchemaSource? schemas, FrameReader reader)
             return new DecodedPart(framing, null, null, $"message-index path [{string.Join(", ", framing.Path)}] names no message of {file.Name}");
         }
 
-        if (!_decoders.TryGetValue(file.Name, out ProtoJsonDecoder? decoder))
+        if (!_decoders.TryGetValue(file, out ProtoJsonDecoder? decoder))
         {
             decoder = new ProtoJsonDecoder([file]);
-            _decoders[file.Name] = decoder;
+            _decoders[file] = decoder;
         }
 
         try

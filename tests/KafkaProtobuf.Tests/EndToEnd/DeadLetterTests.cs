@@ -141,22 +141,9 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
     /// <summary>Every dead letter in the topic, with its source offset from the kafkaprotobuf.source.* headers.</summary>
     private List<(TopicPartitionOffset Source, byte[] Value)> ReadDeadLetters(int atLeast)
     {
-        using IConsumer<Ignore, byte[]> reader = new ConsumerBuilder<Ignore, byte[]>(_cluster.CreateConsumerConfig()).Build();
-        reader.Assign(new TopicPartitionOffset(DeadLetterTopic, 0, Offset.Beginning));
-        long end = reader.QueryWatermarkOffsets(new TopicPartition(DeadLetterTopic, 0), TimeSpan.FromSeconds(10)).High.Value;
-        Assert.True(end >= atLeast, $"{end} dead letters, expected at least {atLeast}");
-        var letters = new List<(TopicPartitionOffset, byte[])>();
-        DateTime deadline = DateTime.UtcNow + Deadline;
-        while (letters.Count < end && DateTime.UtcNow < deadline)
-        {
-            if (reader.Consume(TimeSpan.FromMilliseconds(100)) is { } letter)
-            {
-                letters.Add((DeviceRecords.SourceOf(letter.Message.Headers), letter.Message.Value));
-            }
-        }
-
-        Assert.Equal(end, letters.Count);
-        return letters;
+        List<ConsumeResult<byte[], byte[]>> letters = DeviceRecords.ReadDeadLetters(_cluster.CreateConsumerConfig(), DeadLetterTopic, Deadline);
+        Assert.True(letters.Count >= atLeast, $"{letters.Count} dead letters, expected at least {atLeast}");
+        return [.. letters.Select(l => (SourceOf(l.Message.Headers), l.Message.Value))];
     }
 
     /// <summary>The first record a new member of <paramref name="group"/> is given on partition 0 (good or poison).</summary>
@@ -582,17 +569,8 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         throw new TimeoutException("no poison record arrived");
     }
 
-    private static bool Covered(Layout layout, params RecommendedLoop<Ignore, Device>[] loops)
-    {
-        var seen = new HashSet<TopicPartitionOffset>();
-        foreach (RecommendedLoop<Ignore, Device> loop in loops)
-        {
-            seen.UnionWith(loop.Good.Select(r => r.TopicPartitionOffset));
-            seen.UnionWith(loop.DeadLettered.Select(r => r.Record));
-        }
-
-        return seen.Count == layout.Good.Count + layout.Poison.Count;
-    }
+    private static bool Covered(Layout layout, params RecommendedLoop<Ignore, Device>[] loops) =>
+        loops.SelectMany(l => l.Handled()).Distinct().Count() == layout.Good.Count + layout.Poison.Count;
 
     private static (string, int, long) Key(TopicPartitionOffset offset) => (offset.Topic, offset.Partition.Value, offset.Offset.Value);
 

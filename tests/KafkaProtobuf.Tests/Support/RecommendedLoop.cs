@@ -1,5 +1,7 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
 
@@ -69,6 +71,10 @@ public sealed class RecommendedLoop<TKey, TValue>
 
     /// <summary>Anything else that escaped the loop: the README's loop must not let anything through.</summary>
     public Exception? Escaped { get; private set; }
+
+    /// <summary>Every record the loop finished with: good records consumed and poison records dead-lettered (repeats included).</summary>
+    public IEnumerable<TopicPartitionOffset> Handled() =>
+        Good.Select(r => r.TopicPartitionOffset).Concat(DeadLettered.Select(r => r.Record));
 
     /// <summary>Runs the loop on the calling thread until <paramref name="stop"/> is cancelled or the loop stops itself.</summary>
     public void Run(CancellationToken stop)

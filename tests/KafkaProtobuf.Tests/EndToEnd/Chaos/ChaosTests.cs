@@ -119,7 +119,7 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         Assert.All(goodSeen, r => Assert.Equal(layout.Good[r.TopicPartitionOffset], SequenceOf(r.Message.Value)));
 
         // Every poison record in the dead-letter topic byte for byte, with its error code; nothing else there.
-        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters();
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), DeadLetterTopic, Deadline);
         var bySource = letters.GroupBy(l => SourceOf(l.Message.Headers)).ToDictionary(g => g.Key, g => g.ToList());
         Assert.Equal(layout.Poison.Keys.OrderBy(Key), bySource.Keys.OrderBy(Key));
         foreach ((TopicPartitionOffset source, List<ConsumeResult<byte[], byte[]>> copies) in bySource)
@@ -281,17 +281,7 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         }
     }
 
-    private bool Covered(Layout layout)
-    {
-        var handled = new HashSet<TopicPartitionOffset>();
-        foreach (GroupMember member in _members)
-        {
-            handled.UnionWith(member.Loop.Good.Select(r => r.TopicPartitionOffset));
-            handled.UnionWith(member.Loop.DeadLettered.Select(r => r.Record));
-        }
-
-        return handled.Count == layout.Count;
-    }
+    private bool Covered(Layout layout) => _members.SelectMany(m => m.Loop.Handled()).Distinct().Count() == layout.Count;
 
     private Layout Produce()
     {
@@ -338,25 +328,6 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
                 }
             }
         }
-    }
-
-    private List<ConsumeResult<byte[], byte[]>> ReadDeadLetters()
-    {
-        using IConsumer<byte[], byte[]> reader = new ConsumerBuilder<byte[], byte[]>(_cluster.CreateConsumerConfig()).Build();
-        reader.Assign(new TopicPartitionOffset(DeadLetterTopic, 0, Offset.Beginning));
-        long end = reader.QueryWatermarkOffsets(new TopicPartition(DeadLetterTopic, 0), TimeSpan.FromSeconds(10)).High.Value;
-        var letters = new List<ConsumeResult<byte[], byte[]>>();
-        DateTime deadline = DateTime.UtcNow + Deadline;
-        while (letters.Count < end && DateTime.UtcNow < deadline)
-        {
-            if (reader.Consume(TimeSpan.FromMilliseconds(100)) is { } letter)
-            {
-                letters.Add(letter);
-            }
-        }
-
-        Assert.Equal(end, letters.Count);
-        return letters;
     }
 
     private static string Header(ConsumeResult<byte[], byte[]> letter, string name) => Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(name));
