@@ -193,10 +193,7 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
                 _cluster.SetBrokerRoundTripTime(step.Broker, TimeSpan.Zero);
                 break;
             case FaultKind.DeadLetterLeaderUnavailable:
-                // Not SetPartitionLeader(NoLeader): the mock crashes when a client that knows the old leader produces.
-                // The failures left when a dead letter has failed are met by the next ones.
-                _cluster.FailNextPartitionRequests(DeadLetterTopic, 0, KafkaApi.Produce, step.Error, step.Count);
-                WaitFor(() => DeadLetterFailures() > deadLetterFailures || Failed(), "a dead letter to fail");
+                detail = MakeDeadLettersFail(step, deadLetterFailures);
                 break;
             case FaultKind.SecondMemberJoinsThenLeaves:
                 GroupMember first = current;
@@ -221,6 +218,31 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         return new StepReport(
             step, detail, distinct, _log.Distinct, deliveries, _log.Deliveries, DeadLetterFailures() - deadLetterFailures,
             _members.Sum(m => m.Errors.Count) - errors, _members.Sum(m => m.CommitFailures.Count) - commitFailures, clock.Elapsed);
+    }
+
+    /// <summary>
+    /// Refuses the dead-letter partition's Produce requests until a dead letter has failed. How many refusals that takes
+    /// depends on how fast the producer retries within its 1 s message timeout, so when a batch is used up without a
+    /// failure (every retry fit in one attempt) the next batch is twice as long. Not SetPartitionLeader(NoLeader): the
+    /// mock crashes when a client that knows the old leader produces. Refusals left over are met by later dead letters.
+    /// </summary>
+    private string MakeDeadLettersFail(FaultStep step, int failuresBefore)
+    {
+        int produces = _cluster.RequestCount(KafkaApi.Produce); // the dead-letter producer is the only producer now
+        int refused = 0;
+        for (int batch = step.Count; ; batch *= 2)
+        {
+            _cluster.FailNextPartitionRequests(DeadLetterTopic, 0, KafkaApi.Produce, step.Error, batch);
+            refused += batch;
+            int target = produces + refused;
+            WaitFor(
+                () => DeadLetterFailures() > failuresBefore || _cluster.RequestCount(KafkaApi.Produce) >= target || Failed(),
+                $"a dead letter to fail or the producer to meet {refused} refusals");
+            if (DeadLetterFailures() > failuresBefore || Failed())
+            {
+                return $"dead-letter partition's leader unavailable: {refused} Produce requests refused ({step.Error}) before a dead letter failed";
+            }
+        }
     }
 
     private GroupMember Join(string name)

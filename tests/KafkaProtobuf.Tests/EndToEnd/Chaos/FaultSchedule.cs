@@ -30,7 +30,7 @@ public sealed record FaultStep(FaultKind Kind, int Broker, IReadOnlyList<(int Pa
         FaultKind.FetchErrors => $"next {Count} Fetch requests fail with {Error}",
         FaultKind.OffsetCommitErrors => $"next {Count} OffsetCommit requests fail with {Error}",
         FaultKind.SlowBroker => $"broker {Broker} answers {Hold.TotalMilliseconds:0} ms late for 3 s",
-        FaultKind.DeadLetterLeaderUnavailable => $"dead-letter partition's leader unavailable for its next {Count} Produce requests ({Error})",
+        FaultKind.DeadLetterLeaderUnavailable => $"dead-letter partition's leader unavailable: its Produce requests refused ({Error}), {Count} at first, more if no dead letter failed",
         FaultKind.SecondMemberJoinsThenLeaves => "a second member joins, reads, then leaves (Close)",
         FaultKind.MemberKilledAndReplaced => "the first member is killed (no Close, no commit) and replaced",
         _ => Kind.ToString(),
