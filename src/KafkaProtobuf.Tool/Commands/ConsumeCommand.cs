@@ -146,53 +146,66 @@ internal static class ConsumeCommand
             }
 
             consumer.Assign(partitions.Select(p => new TopicPartitionOffset(topic, p, start)));
+            // The line a script (or a test) can wait for: from here on, records are read and Ctrl+C stops cleanly.
+            await error.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"kafka-protobuf consume: reading {topic} [{string.Join(",", partitions)}] from {Describe(start)}; Ctrl+C stops")).ConfigureAwait(false);
             int shown = 0;
-            while (!cancellationToken.IsCancellationRequested && (max is null || shown < max) && !(untilEnd && atEnd.Count == partitions.Count))
+            try
             {
-                if (brokerError is { } fatal)
+                while (!cancellationToken.IsCancellationRequested && (max is null || shown < max) && !(untilEnd && atEnd.Count == partitions.Count))
                 {
-                    await error.WriteLineAsync($"kafka-protobuf consume: {fatal.Reason}").ConfigureAwait(false);
-                    return ExitCodes.ConnectionFailure;
-                }
+                    if (brokerError is { } fatal)
+                    {
+                        await error.WriteLineAsync($"kafka-protobuf consume: {fatal.Reason}").ConfigureAwait(false);
+                        return ExitCodes.ConnectionFailure;
+                    }
 
-                ConsumeResult<byte[], byte[]>? record;
-                try
-                {
-                    record = consumer.Consume(TimeSpan.FromMilliseconds(200));
-                }
-                catch (ConsumeException e) when (e.IsRecoverableConsumerError())
-                {
-                    await error.WriteLineAsync("kafka-protobuf consume: " + e.Error.Reason).ConfigureAwait(false);
-                    continue;
-                }
+                    ConsumeResult<byte[], byte[]>? record;
+                    try
+                    {
+                        record = consumer.Consume(TimeSpan.FromMilliseconds(200));
+                    }
+                    catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+                    {
+                        await error.WriteLineAsync("kafka-protobuf consume: " + e.Error.Reason).ConfigureAwait(false);
+                        continue;
+                    }
 
-                if (record is null)
-                {
-                    continue;
-                }
+                    if (record is null)
+                    {
+                        continue;
+                    }
 
-                if (record.IsPartitionEOF)
-                {
-                    atEnd.Add(record.Partition.Value);
-                    continue;
-                }
+                    if (record.IsPartitionEOF)
+                    {
+                        atEnd.Add(record.Partition.Value);
+                        await error.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"kafka-protobuf consume: reached the end of {record.Topic} [{record.Partition.Value}] at offset {record.Offset.Value}")).ConfigureAwait(false);
+                        continue;
+                    }
 
-                try
-                {
-                    await WriteRecordAsync(record, cancellationToken).ConfigureAwait(false);
-                }
-                catch (SchemaRegistryRequestException e)
-                {
-                    await error.WriteLineAsync("kafka-protobuf consume: the schema registry failed: " + e.Message).ConfigureAwait(false);
-                    return ExitCodes.ConnectionFailure;
-                }
+                    try
+                    {
+                        await WriteRecordAsync(record, cancellationToken).ConfigureAwait(false);
+                    }
+                    catch (SchemaRegistryRequestException e)
+                    {
+                        await error.WriteLineAsync("kafka-protobuf consume: the schema registry failed: " + e.Message).ConfigureAwait(false);
+                        return ExitCodes.ConnectionFailure;
+                    }
 
-                shown++;
+                    shown++;
+                }
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                // Ctrl+C while a record was being decoded (a registry request) or written: it is not shown.
             }
 
             consumer.Close(); // leaves nothing behind: the group was never joined and nothing was stored
             return ExitCodes.Ok;
         }
+
+        private static string Describe(Offset start) =>
+            start == Offset.Beginning ? "the beginning" : start == Offset.End ? "the end (new records only)" : "offset " + start.Value.ToString(CultureInfo.InvariantCulture);
 
         private async Task WriteRecordAsync(ConsumeResult<byte[], byte[]> record, CancellationToken cancellationToken)
         {

@@ -18,8 +18,8 @@ internal static class FrameCommand
 {
     public static Command Create(TextWriter output, TextWriter error)
     {
-        var input = new Argument<string>("bytes") { Description = "The framed bytes: hex (spaces and colons allowed), base64, or @file for a file's raw bytes." };
-        var header = new Option<string?>("--schema-id-header") { Description = "The __value_schema_id / __key_schema_id header's bytes (hex or base64), for records whose schema id is in a header.", HelpName = "bytes" };
+        var input = new Argument<string>("bytes") { Description = "The framed bytes: hex (spaces and colons allowed), base64, or @FILE for a file's raw bytes (any size; @ is never a response file here)." };
+        var header = new Option<string?>("--schema-id-header") { Description = "The __value_schema_id / __key_schema_id header's bytes (hex, base64 or @FILE), for records whose schema id is in a header.", HelpName = "bytes" };
         var key = new Option<bool>("--key") { Description = "The bytes are a key (names the key's schema-id header)." };
         var schema = new SchemaOptions();
         var command = new Command("frame", "Lay out one framed record's bytes: magic byte, schema id or GUID, message-index path, payload; a caret under the offending byte when the framing is bad.")
@@ -68,6 +68,10 @@ internal static class FrameCommand
                     await error.WriteLineAsync("kafka-protobuf frame: the schema registry failed: " + e.Message).ConfigureAwait(false);
                     return ExitCodes.ConnectionFailure;
                 }
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+                {
+                    return ExitCodes.Interrupted; // Ctrl+C while the registry was being asked
+                }
 
                 await output.WriteAsync(Layout(data, part, source is not null)).ConfigureAwait(false);
                 return part.IsBad ? ExitCodes.BadRecords : ExitCodes.Ok;
@@ -76,17 +80,21 @@ internal static class FrameCommand
         return command;
     }
 
+    /// <summary>How many bytes the hex line shows: the framing is at the start, and a 200 KB record in hex helps nobody.</summary>
+    internal const int HexBytesShown = 256;
+
     /// <summary>The human layout: the bytes in hex, then one line per framing part, then the message or the error.</summary>
     internal static string Layout(byte[] data, DecodedPart part, bool haveSchemas)
     {
         var text = new StringBuilder();
-        string hex = string.Join(' ', data.Select(b => b.ToString("x2", CultureInfo.InvariantCulture)));
-        text.Append("bytes          ").Append(data.Length.ToString(CultureInfo.InvariantCulture)).Append(": ").AppendLine(hex.Length == 0 ? "(empty)" : hex);
+        string hex = string.Join(' ', data.Take(HexBytesShown).Select(b => b.ToString("x2", CultureInfo.InvariantCulture)));
+        text.Append("bytes          ").Append(data.Length.ToString(CultureInfo.InvariantCulture)).Append(": ").Append(hex.Length == 0 ? "(empty)" : hex);
+        text.AppendLine(data.Length > HexBytesShown ? string.Create(CultureInfo.InvariantCulture, $" ... (the first {HexBytesShown} shown)") : string.Empty);
         FramingResult framing = part.Framing;
         if (framing.Error is { } error)
         {
             text.Append("error          ").AppendLine(error.ToString());
-            if (error.Location == FrameErrorLocation.RecordData)
+            if (error.Location == FrameErrorLocation.RecordData && error.Offset < HexBytesShown)
             {
                 // The caret under the offending byte of the hex line (3 characters per byte after the label).
                 int column = "bytes          ".Length + data.Length.ToString(CultureInfo.InvariantCulture).Length + 2 + (Math.Min(error.Offset, data.Length) * 3);
@@ -121,7 +129,7 @@ internal static class FrameCommand
         return text.ToString();
     }
 
-    /// <summary>Hex, base64 or @file.</summary>
+    /// <summary>Hex, base64 or @file (the parser leaves @ tokens alone: see <see cref="KafkaProtobufTool.ParserConfiguration"/>).</summary>
     /// <exception cref="ArgumentException">Neither hex nor base64, or a file that cannot be read.</exception>
     internal static byte[] ReadBytes(string text)
     {

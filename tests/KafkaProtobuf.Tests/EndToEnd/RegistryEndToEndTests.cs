@@ -206,4 +206,148 @@ public sealed class RegistryEndToEndTests(ITestOutputHelper output) : IDisposabl
         Assert.Equal(poisonOffsets.Order(), loop.DeadLettered.Select(d => d.Record.Offset.Value).Order()); // only the poison records
         output.WriteLine($"{loop.SchemaUnavailable.Count} records met the outage and were read again; {loop.DeadLettered.Count} dead letters, all poison");
     }
+
+    [Fact]
+    public void RegisteredKeysAndValues_AreReadAsTheirTypesWithOneLineEach_IdsInPrefixesAndGuidsInHeaders()
+    {
+        const int perPlacement = 60;
+        _cluster.CreateTopic("orders", 1);
+        var written = new List<(Writer.OrderKey Key, Writer.OrderCancelled Value)>();
+        using (var producerRegistry = new RegistryClient(_registry.Url))
+        {
+            // One producer frames with the schema ids in the prefix, the other with the GUIDs in __key_schema_id and __value_schema_id.
+            foreach (SchemaIdPlacement placement in new[] { SchemaIdPlacement.Prefix, SchemaIdPlacement.Header })
+            {
+                var options = new RegistrySerializerOptions { SchemaIdPlacement = placement };
+                using IProducer<Writer.OrderKey, Writer.OrderCancelled> producer = new ProducerBuilder<Writer.OrderKey, Writer.OrderCancelled>(_cluster.CreateProducerConfig())
+                    .SetProtobufKeySerializer(producerRegistry, options)
+                    .SetProtobufValueSerializer(producerRegistry, options)
+                    .Build();
+                for (int i = 0; i < perPlacement; i++)
+                {
+                    var record = (new Writer.OrderKey { OrderId = "o-" + written.Count, Region = "eu-" + (i % 3) }, new Writer.OrderCancelled { OrderId = "o-" + written.Count, Reason = placement.ToString() });
+                    written.Add(record);
+                    producer.Produce(new TopicPartition("orders", 0), new Message<Writer.OrderKey, Writer.OrderCancelled> { Key = record.Item1, Value = record.Item2 });
+                }
+
+                Assert.Equal(0, producer.Flush(Deadline));
+            }
+        }
+
+        Assert.True(_registry.RequestCount("/subjects/orders-key/versions") > 0, "the keys' schema is registered under orders-key");
+
+        // The reader declares OrderKey at another path ([1] instead of [2]): only by name in the writer's schema from the
+        // registry is it found (VerifyWriterType), through the id in the prefix or the GUID in __key_schema_id.
+        using var consumerRegistry = new RegistryClient(_registry.Url);
+        using IConsumer<Reader.OrderKey, Reader.OrderCancelled> consumer = new ConsumerBuilder<Reader.OrderKey, Reader.OrderCancelled>(_cluster.CreateConsumerConfig())
+            .SetProtobufKeyDeserializer(consumerRegistry)
+            .SetProtobufValueDeserializer(consumerRegistry)
+            .Build();
+        consumer.Assign(new TopicPartitionOffset("orders", 0, Offset.Beginning));
+        var read = new List<ConsumeResult<Reader.OrderKey, Reader.OrderCancelled>>();
+        DateTime deadline = DateTime.UtcNow + Deadline;
+        while (read.Count < written.Count && DateTime.UtcNow < deadline)
+        {
+            if (consumer.Consume(TimeSpan.FromMilliseconds(100)) is { } result)
+            {
+                read.Add(result);
+            }
+        }
+
+        Assert.Equal(written.Count, read.Count);
+        for (int i = 0; i < written.Count; i++)
+        {
+            Assert.Equal(written[i].Key.ToByteArray(), read[i].Message.Key.ToByteArray());
+            Assert.Equal(written[i].Value.ToByteArray(), read[i].Message.Value.ToByteArray());
+            bool inHeader = i >= perPlacement;
+            Assert.Equal(inHeader, read[i].Message.Headers.TryGetLastBytes(SchemaIdHeaderNames.Key, out byte[] keyHeader));
+            Assert.Equal(inHeader, read[i].Message.Headers.TryGetLastBytes(SchemaIdHeaderNames.Value, out _));
+            if (inHeader)
+            {
+                Assert.Equal(0x01, keyHeader[0]); // magic byte 1: a schema GUID
+            }
+        }
+
+    }
+
+    [Fact]
+    public void RegisteredKeysOfSeveralTypes_AreReadByNameWithOneLine_WherePathOnlyReadsThemAsOtherTypes()
+    {
+        _cluster.CreateTopic("orders", 1);
+        var keys = new List<IMessage>();
+        using (var producerRegistry = new RegistryClient(_registry.Url))
+        {
+            var headers = new RegistrySerializerOptions { SchemaIdPlacement = SchemaIdPlacement.Header };
+            using IProducer<Writer.OrderKey, Writer.OrderCancelled> byOrder = new ProducerBuilder<Writer.OrderKey, Writer.OrderCancelled>(_cluster.CreateProducerConfig())
+                .SetProtobufKeySerializer(producerRegistry, null).SetProtobufValueSerializer(producerRegistry, null).Build();
+            using IProducer<Writer.CustomerKey, Writer.OrderCancelled> byCustomer = new ProducerBuilder<Writer.CustomerKey, Writer.OrderCancelled>(_cluster.CreateProducerConfig())
+                .SetProtobufKeySerializer(producerRegistry, headers).SetProtobufValueSerializer(producerRegistry, headers).Build();
+            for (int i = 0; i < 40; i++)
+            {
+                var value = new Writer.OrderCancelled { OrderId = "o-" + i };
+                if (i % 2 == 0)
+                {
+                    var key = new Writer.OrderKey { OrderId = "o-" + i, Region = "eu" };
+                    keys.Add(key);
+                    byOrder.Produce(new TopicPartition("orders", 0), new Message<Writer.OrderKey, Writer.OrderCancelled> { Key = key, Value = value });
+                    Assert.Equal(0, byOrder.Flush(Deadline)); // in order with the other producer's records
+                }
+                else
+                {
+                    var key = new Writer.CustomerKey { CustomerId = "c-" + i };
+                    keys.Add(key);
+                    byCustomer.Produce(new TopicPartition("orders", 0), new Message<Writer.CustomerKey, Writer.OrderCancelled> { Key = key, Value = value });
+                    Assert.Equal(0, byCustomer.Flush(Deadline));
+                }
+            }
+        }
+
+        using var consumerRegistry = new RegistryClient(_registry.Url);
+        List<IMessage> byName = ConsumeKeys(new ConsumerBuilder<IMessage, IMessage>(_cluster.CreateConsumerConfig())
+            .SetProtobufKeyDeserializer(consumerRegistry, Reader.CommonReflection.Descriptor)
+            .SetProtobufValueDeserializer(consumerRegistry, Reader.OrdersReflection.Descriptor), keys.Count, out int rejectedByName);
+
+        Assert.Equal(0, rejectedByName);
+        Assert.Equal(keys.Count, byName.Count);
+        for (int i = 0; i < keys.Count; i++)
+        {
+            Assert.Equal(keys[i].Descriptor.FullName, byName[i].Descriptor.FullName);
+            Assert.StartsWith("KafkaProtobuf.Tests.Shop.Reader.", byName[i].GetType().FullName, StringComparison.Ordinal);
+            Assert.Equal(keys[i].ToByteArray(), byName[i].ToByteArray());
+        }
+
+        // What the registry fixes: by path in the reader's file, OrderKey [2] is read as Money and CustomerKey [3] as Address.
+        List<IMessage> byPath = ConsumeKeys(new ConsumerBuilder<IMessage, IMessage>(_cluster.CreateConsumerConfig())
+            .SetKeyDeserializer(MultiTypeProtobufDeserializer.ForFiles(Reader.CommonReflection.Descriptor))
+            .SetValueDeserializer(MultiTypeProtobufDeserializer.ForFiles(Reader.OrdersReflection.Descriptor)), keys.Count, out int rejectedByPath);
+        Assert.Equal(keys.Count, byPath.Count + rejectedByPath);
+        Assert.DoesNotContain(byPath, key => key.Descriptor.FullName is "shop.v1.OrderKey" or "shop.v1.CustomerKey");
+        output.WriteLine($"keys by name: {keys.Count} right; by path: {byPath.Count} read as another type, {rejectedByPath} rejected");
+    }
+
+    /// <summary>Reads every key of the orders topic with the given deserializers; a key that cannot be read is counted, not kept.</summary>
+    private static List<IMessage> ConsumeKeys(ConsumerBuilder<IMessage, IMessage> builder, int count, out int rejected)
+    {
+        using IConsumer<IMessage, IMessage> consumer = builder.Build();
+        consumer.Assign(new TopicPartitionOffset("orders", 0, Offset.Beginning));
+        var keys = new List<IMessage>();
+        rejected = 0;
+        DateTime deadline = DateTime.UtcNow + Deadline;
+        while (keys.Count + rejected < count && DateTime.UtcNow < deadline)
+        {
+            try
+            {
+                if (consumer.Consume(TimeSpan.FromMilliseconds(100)) is { } result)
+                {
+                    keys.Add(result.Message.Key);
+                }
+            }
+            catch (ConsumeException e) when (e.Error.Code == ErrorCode.Local_KeyDeserialization)
+            {
+                rejected++;
+            }
+        }
+
+        return keys;
+    }
 }

@@ -44,48 +44,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
         }
     }
 
-    private static IMessage Order(int i) => (i % 3) switch
-    {
-        0 => new OrderPlaced { OrderId = "o-" + i, Customer = "c-" + i, Lines = { new OrderPlaced.Types.Line { Sku = "sku-" + i, Quantity = i + 1, UnitPriceCents = 1999 } } },
-        1 => new OrderShipped { OrderId = "o-" + i, Carrier = "bpost", Address = new OrderShipped.Types.Address { City = "Ghent", Country = "BE" } },
-        _ => new OrderCancelled { OrderId = "o-" + i, Reason = "changed mind" },
-    };
-
-    /// <summary>
-    /// Six orders of the sample's types (keys framed as OrderKey, values as the order types), registered by the
-    /// registering serializer, and a poison record (a JSON value) at offset 3.
-    /// </summary>
-    private List<IMessage> ProduceOrders(string topic)
-    {
-        _cluster.CreateTopic(topic, 1);
-        using var client = new RegistryClient(_registry.Url);
-        var orders = Enumerable.Range(0, 6).Select(Order).ToList();
-        var keys = new RegistryProtobufSerializer<OrderKey>(client, null);
-        var keyContext = new SerializationContext(MessageComponentType.Key, topic, []);
-        var valueContext = new SerializationContext(MessageComponentType.Value, topic, []);
-        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
-        for (int i = 0; i < orders.Count; i++)
-        {
-            if (i == 3)
-            {
-                byte[] poisonKey = keys.Serialize(new OrderKey { OrderId = "o-x" }, keyContext)!;
-                producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = poisonKey, Value = Encoding.UTF8.GetBytes("{\"orderId\":\"o-x\"}") });
-            }
-
-            byte[]? value = orders[i] switch
-            {
-                OrderPlaced m => new RegistryProtobufSerializer<OrderPlaced>(client, null).Serialize(m, valueContext),
-                OrderShipped m => new RegistryProtobufSerializer<OrderShipped>(client, null).Serialize(m, valueContext),
-                OrderCancelled m => new RegistryProtobufSerializer<OrderCancelled>(client, null).Serialize(m, valueContext),
-                _ => throw new InvalidOperationException(),
-            };
-            byte[] key = keys.Serialize(new OrderKey { OrderId = "o-" + i }, keyContext)!;
-            producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = key, Value = value! });
-        }
-
-        Assert.Equal(0, producer.Flush(Deadline));
-        return orders;
-    }
+    private List<IMessage> ProduceOrders(string topic) => OrderTopic.Produce(_cluster, _registry, topic);
 
     private static List<JsonElement> Lines(string output) =>
         [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone())];
@@ -188,50 +147,6 @@ public sealed class KafkaProtobufToolTests : IDisposable
         Assert.Equal(Compact(Formatter.Format(shipped)), Compact(message));
     }
 
-    [SkippableFact]
-    public async Task Consume_StoppedWithCtrlC_ExitsCleanly_WithoutJoiningAGroupOrCommitting()
-    {
-        Skip.If(OperatingSystem.IsWindows(), "SIGINT is sent with kill(1)");
-        ProduceOrders("orders");
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (string arg in new[] { Path.Combine(AppContext.BaseDirectory, "kafka-protobuf.dll"), "consume", "-b", _cluster.BootstrapServers, "-t", "orders", "--from-beginning", "--schema-registry", _registry.Url })
-        {
-            start.ArgumentList.Add(arg);
-        }
-
-        using Process tool = Process.Start(start)!;
-        Task<string> errors = tool.StandardError.ReadToEndAsync();
-        try
-        {
-            // Every record printed, then it waits for more: interrupt it as a user's Ctrl+C would.
-            for (int line = 0; line < 7; line++)
-            {
-                Task<string?> next = tool.StandardOutput.ReadLineAsync();
-                Assert.True(await Task.WhenAny(next, Task.Delay(Deadline)) == next, "a record line");
-                Assert.NotNull(await next);
-            }
-
-            using (Process kill = Process.Start("kill", $"-INT {tool.Id}"))
-            {
-                await kill.WaitForExitAsync();
-            }
-
-            Task exited = tool.WaitForExitAsync();
-            Assert.True(await Task.WhenAny(exited, Task.Delay(Deadline)) == exited, "the tool to stop on SIGINT");
-            Assert.True(tool.ExitCode == 0, $"exit {tool.ExitCode}: {await errors}");
-        }
-        finally
-        {
-            if (!tool.HasExited)
-            {
-                tool.Kill(entireProcessTree: true);
-            }
-        }
-
-        Assert.Equal(0, _cluster.RequestCount(KafkaApi.JoinGroup));
-        Assert.Equal(0, _cluster.RequestCount(KafkaApi.OffsetCommit));
-    }
-
     [Fact]
     public async Task Frame_AConfluentVector_WithADescriptorSet_LaysOutTheFramingAndPrintsTheMessage()
     {
@@ -266,19 +181,8 @@ public sealed class KafkaProtobufToolTests : IDisposable
         Assert.Equal(Compact(Formatter.Format(reading)), Compact(message));
     }
 
-    private async Task<string> TelemetryDescriptorSet()
-    {
-        string set = Path.GetTempFileName();
-        _files.Add(set);
-        var descriptors = new FileDescriptorSet();
-        foreach (FileDescriptor file in new[] { Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor, TelemetryReflection.Descriptor })
-        {
-            descriptors.File.Add(FileDescriptorProto.Parser.ParseFrom(file.SerializedData));
-        }
-
-        await File.WriteAllBytesAsync(set, descriptors.ToByteArray());
-        return set;
-    }
+    private Task<string> TelemetryDescriptorSet() =>
+        Task.FromResult(OrderTopic.WriteDescriptorSet(_files, Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor, TelemetryReflection.Descriptor));
 
     [Fact]
     public async Task Frame_BadFraming_NamesTheErrorAndPutsACaretUnderTheOffendingByte_AndExitsOne()
