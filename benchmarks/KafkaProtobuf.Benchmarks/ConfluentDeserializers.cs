@@ -4,6 +4,7 @@ using Confluent.Kafka.SyncOverAsync;
 using Confluent.SchemaRegistry;
 using Confluent.SchemaRegistry.Serdes;
 using Google.Protobuf;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf.Benchmarks;
 

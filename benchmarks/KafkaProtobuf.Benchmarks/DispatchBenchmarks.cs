@@ -2,6 +2,7 @@ using System;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Benchmarks;
 

@@ -1,6 +1,7 @@
 using System;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Benchmarks;
 
@@ -43,13 +44,13 @@ public class FrameReaderBenchmarks
     public int TryReadPrefixed()
     {
         FrameReader.Default.TryReadPrefixed(_data, out Frame frame, out _);
-        return frame.Payload.Length + frame.MessageIndexes.Count;
+        return frame.Payload.Length + frame.MessageIndexPath.Count;
     }
 
     [Benchmark(Description = "FrameReader.TryRead")]
     public int TryRead()
     {
         FrameReader.Default.TryRead(_data, _context, out Frame frame, out _);
-        return frame.Payload.Length + frame.MessageIndexes.Count;
+        return frame.Payload.Length + frame.MessageIndexPath.Count;
     }
 }

@@ -2,6 +2,8 @@ using System;
 using System.Text;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf.Benchmarks;
 

@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using BenchmarkDotNet.Attributes;
+using KafkaProtobuf.Diagnostics;
 
 namespace KafkaProtobuf.Benchmarks;
 

@@ -2,6 +2,7 @@ using System;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using Verification = KafkaProtobuf.Benchmarks.AddressBook.Person.Types.PhoneNumber.Types.Verification;
 
 namespace KafkaProtobuf.Benchmarks;

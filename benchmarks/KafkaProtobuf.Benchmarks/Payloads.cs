@@ -5,6 +5,7 @@ using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
 using Timestamp = Google.Protobuf.WellKnownTypes.Timestamp;
 using KafkaProtobuf.Benchmarks.AddressBook;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Benchmarks;
 

@@ -2,6 +2,8 @@ using System;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf.Benchmarks;
 

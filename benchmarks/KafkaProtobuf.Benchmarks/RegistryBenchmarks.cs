@@ -2,6 +2,8 @@ using System;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Fuzz;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
 
@@ -29,7 +31,7 @@ public class RegistryDeserializerBenchmarks
     {
         _registry = Tools.AddressBookRegistry.Start();
         _client = new RegistryClient(_registry.Url);
-        _byRegistry = new MultiTypeProtobufDeserializer([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _client.ResolveFile });
+        _byRegistry = new MultiTypeProtobufDeserializer([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = _client } });
         (_frame, _context) = Payloads.Frame(Payloads.Book("S"), Record == "S-header" ? SchemaIdPlacement.Header : SchemaIdPlacement.Prefix);
         _byRegistry.Deserialize(_frame, false, _context); // the first record fetches the schema
     }
@@ -44,7 +46,7 @@ public class RegistryDeserializerBenchmarks
     [Benchmark(Baseline = true, Description = "MultiTypeProtobufDeserializer, registry-free")]
     public IMessage? RegistryFree() => _registryFree.Deserialize(_frame, false, _context);
 
-    private readonly MultiTypeProtobufDeserializer _generatedResolver = new([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => AddressBook.AddressbookReflection.Descriptor });
+    private readonly MultiTypeProtobufDeserializer _generatedResolver = new([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => AddressBook.AddressbookReflection.Descriptor) } });
 
     // Isolates the per-record cost of a resolver's cached answer from anything the registry's file might change.
     [Benchmark(Description = "MultiTypeProtobufDeserializer, a resolver returning the generated file (warm)")]

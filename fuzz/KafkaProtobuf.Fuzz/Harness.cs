@@ -4,6 +4,7 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Tests.Inventory.V1;
 using Vectors.Telemetry.V1;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Fuzz;
 
@@ -20,16 +21,16 @@ public static class Harness
 
     private static readonly FrameReader[] Readers =
     [
-        new(MessageIndexEncoding.ZigZag, SchemaIdLookup.HeaderThenPrefix),
-        new(MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup.HeaderThenPrefix),
-        new(MessageIndexEncoding.ZigZag, SchemaIdLookup.PrefixOnly),
-        new(MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup.PrefixOnly),
+        new(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.ZigZag, SchemaIdLookup = SchemaIdLookup.HeaderThenPrefix }),
+        new(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.HeaderThenPrefix }),
+        new(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.ZigZag, SchemaIdLookup = SchemaIdLookup.PrefixOnly }),
+        new(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.PrefixOnly }),
     ];
 
     private static readonly FramedProtobufDeserializer<Device> Devices = new();
     private static readonly FramedProtobufDeserializer<Alert> Alerts = new(new FramedDeserializerOptions { VerifyWriterType = true });
     private static readonly FramedProtobufDeserializer<Device.Types.Firmware.Types.Signature> Signatures =
-        new(new FramedDeserializerOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned });
+        new(new FramedDeserializerOptions { Framing = { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned } });
 
     private static readonly MultiTypeProtobufDeserializer Everything = CreateMulti(UnregisteredMessageTypeHandling.Reject, all: true);
     private static readonly MultiTypeProtobufDeserializer SomeSkipped = CreateMulti(UnregisteredMessageTypeHandling.Skip, all: false);
@@ -149,7 +150,7 @@ public static class Harness
         if (ok)
         {
             int count = 0;
-            foreach (int index in frame.MessageIndexes)
+            foreach (int index in frame.MessageIndexPath)
             {
                 if (index < 0)
                 {
@@ -159,7 +160,7 @@ public static class Harness
                 count++;
             }
 
-            if (count != frame.MessageIndexes.Count || frame.PayloadOffset + frame.Payload.Length > Math.Max(record.Data.Length, frame.Payload.Length))
+            if (count != frame.MessageIndexPath.Count || frame.PayloadOffset + frame.Payload.Length > Math.Max(record.Data.Length, frame.Payload.Length))
             {
                 throw new FuzzFindingException("inconsistent frame");
             }
@@ -247,10 +248,10 @@ public static class Harness
         var options = new MultiTypeDeserializerOptions
         {
             UnregisteredMessageTypes = handling,
-            SchemaFileResolver = id => id.Id is int n && n % 2 == 0 ? TelemetryReflection.Descriptor : id.Id is not null ? InventoryReflection.Descriptor : null,
+            WriterSchemas = { Source = new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? TelemetryReflection.Descriptor : id.Id is not null ? InventoryReflection.Descriptor : null) },
         };
-        options.SchemaFiles[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
-        options.SchemaFiles[SchemaIdentifier.FromGuid(new Guid("535dfcf3-ca23-439a-a2aa-7cf32e6ddf10"))] = InventoryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromGuid(new Guid("535dfcf3-ca23-439a-a2aa-7cf32e6ddf10"))] = InventoryReflection.Descriptor;
         MessageDescriptor[] types = all
             ? [Reading.Descriptor, Device.Descriptor, Device.Types.Location.Descriptor, Device.Types.Firmware.Descriptor,
                Device.Types.Firmware.Types.Signature.Descriptor, Alert.Descriptor, StockLevel.Descriptor, Warehouse.Descriptor]

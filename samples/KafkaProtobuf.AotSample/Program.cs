@@ -4,6 +4,7 @@
 using System;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
@@ -24,7 +25,7 @@ OrderPlaced? typed = new FramedProtobufDeserializer<OrderPlaced>().Deserialize(r
 IMessage? dispatched = MultiTypeProtobufDeserializer.ForFiles(ShopReflection.Descriptor).Deserialize(record, false, context);
 
 Console.WriteLine($"record: {Convert.ToHexString(record)}");
-Console.WriteLine($"schema {frame.SchemaId}, message-index path {frame.MessageIndexes.ToString()}, payload {frame.Payload.Length} bytes");
+Console.WriteLine($"schema {frame.SchemaId}, message-index path {frame.MessageIndexPath.ToString()}, payload {frame.Payload.Length} bytes");
 Console.WriteLine($"typed: {typed}");
 Console.WriteLine($"dispatched: {dispatched?.Descriptor.FullName} {dispatched}");
 
@@ -44,10 +45,10 @@ using var registry = InProcessSchemaRegistry.Start();
 using var client = new RegistryClient(registry.Url);
 byte[] registered = new RegistryProtobufSerializer<OrderPlaced>(client, null).Serialize(order, context)!;
 using var reader = new RegistryClient(registry.Url); // a cold cache: the writer's file comes over HTTP
-var byName = new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = reader.ResolveFile });
+var byName = new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = reader } });
 IMessage? resolved = byName.Deserialize(registered, false, context);
 Console.WriteLine($"registered: schema id {registered[4]}, resolved by name: {resolved?.Descriptor.FullName}");
 
-bool ok = order.Equals(typed) && order.Equals(dispatched) && frame.MessageIndexes.ToString() == "[1]" && rejected && order.Equals(resolved);
+bool ok = order.Equals(typed) && order.Equals(dispatched) && frame.MessageIndexPath.ToString() == "[1]" && rejected && order.Equals(resolved);
 Console.WriteLine(ok ? "AOT sample: OK" : "AOT sample: FAILED");
 return ok ? 0 : 1;

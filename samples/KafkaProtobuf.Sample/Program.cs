@@ -13,6 +13,7 @@ using System.Threading;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
 using Google.Protobuf;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf;
 using KafkaProtobuf.Sample;
 using KafkaProtobuf.SchemaRegistry;

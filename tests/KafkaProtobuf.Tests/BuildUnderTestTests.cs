@@ -1,6 +1,7 @@
 using System.Reflection;
 using System.Runtime.Versioning;
 using Xunit;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests;
 

@@ -2,6 +2,7 @@ using System;
 using System.Diagnostics;
 using System.Linq;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
 
@@ -21,7 +22,7 @@ public static class ColdStart
         (byte[] frame, SerializationContext context) = Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix);
         double[] consume = Measure(rounds, client =>
         {
-            var deserializer = new MultiTypeProtobufDeserializer([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = client.ResolveFile });
+            var deserializer = new MultiTypeProtobufDeserializer([AddressBook.AddressbookReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = client } });
             return () => deserializer.Deserialize(frame, false, context);
         }, registry.Url);
         double[] produce = Measure(rounds, client =>

@@ -6,6 +6,8 @@ using System.IO;
 using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Resolution;
 using KafkaProtobuf.Testing;
 
 namespace KafkaProtobuf.Benchmarks.Tools;

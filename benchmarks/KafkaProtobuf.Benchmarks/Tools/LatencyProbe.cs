@@ -7,6 +7,8 @@ using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf.Benchmarks.Tools;
 

@@ -45,7 +45,7 @@ public static class RegistryBuilderExtensions
     public static ConsumerBuilder<TKey, IMessage> SetProtobufValueDeserializer<TKey>(
         this ConsumerBuilder<TKey, IMessage> builder, RegistryClient registry, params FileDescriptor[] files) =>
         (builder ?? throw new ArgumentNullException(nameof(builder))).SetValueDeserializer(
-            new MultiTypeProtobufDeserializer(files, new MultiTypeDeserializerOptions { SchemaFileResolver = Resolver(registry) }));
+            new MultiTypeProtobufDeserializer(files, new MultiTypeDeserializerOptions { WriterSchemas = { Source = Source(registry) } }));
 
     /// <summary>
     /// Deserializes values as <typeparamref name="TValue"/>, checking by name in the writer's schema from the registry
@@ -60,7 +60,7 @@ public static class RegistryBuilderExtensions
         this ConsumerBuilder<TKey, TValue> builder, RegistryClient registry)
         where TValue : class, IMessage<TValue>, new() =>
         (builder ?? throw new ArgumentNullException(nameof(builder))).SetValueDeserializer(
-            new FramedProtobufDeserializer<TValue>(new FramedDeserializerOptions { VerifyWriterType = true, SchemaFileResolver = Resolver(registry) }));
+            new FramedProtobufDeserializer<TValue>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = Source(registry) } }));
 
     /// <summary>
     /// Deserializes keys of several types with a <see cref="MultiTypeProtobufDeserializer"/> that reads each key's path
@@ -76,7 +76,7 @@ public static class RegistryBuilderExtensions
     public static ConsumerBuilder<IMessage, TValue> SetProtobufKeyDeserializer<TValue>(
         this ConsumerBuilder<IMessage, TValue> builder, RegistryClient registry, params FileDescriptor[] files) =>
         (builder ?? throw new ArgumentNullException(nameof(builder))).SetKeyDeserializer(
-            new MultiTypeProtobufDeserializer(files, new MultiTypeDeserializerOptions { SchemaFileResolver = Resolver(registry) }));
+            new MultiTypeProtobufDeserializer(files, new MultiTypeDeserializerOptions { WriterSchemas = { Source = Source(registry) } }));
 
     /// <summary>
     /// Deserializes keys as <typeparamref name="TKey"/>, checking by name in the writer's schema from the registry that
@@ -92,8 +92,7 @@ public static class RegistryBuilderExtensions
         this ConsumerBuilder<TKey, TValue> builder, RegistryClient registry)
         where TKey : class, IMessage<TKey>, new() =>
         (builder ?? throw new ArgumentNullException(nameof(builder))).SetKeyDeserializer(
-            new FramedProtobufDeserializer<TKey>(new FramedDeserializerOptions { VerifyWriterType = true, SchemaFileResolver = Resolver(registry) }));
+            new FramedProtobufDeserializer<TKey>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = Source(registry) } }));
 
-    private static Func<SchemaIdentifier, FileDescriptor?> Resolver(RegistryClient registry) =>
-        (registry ?? throw new ArgumentNullException(nameof(registry))).ResolveFile;
+    private static RegistryClient Source(RegistryClient registry) => registry ?? throw new ArgumentNullException(nameof(registry));
 }

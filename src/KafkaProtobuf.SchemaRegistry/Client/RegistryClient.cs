@@ -12,20 +12,21 @@ namespace KafkaProtobuf.SchemaRegistry;
 /// <summary>
 /// A small Confluent Schema Registry client: schemas by id, GUID, subject and version (Protobuf ones as serialized
 /// descriptors), registration, lookup and compatibility checks, and the writer's .proto file of a schema id or GUID
-/// with its references resolved. Answers are cached in bounded caches; concurrent first requests for one key make one
-/// HTTP request; failures are not cached unless <see cref="RegistryClientOptions.FailureCacheTime"/> says so.
+/// with its references resolved. It speaks HTTP (timeouts, retries, fail-over, authentication) and nothing more:
+/// concurrent identical requests share one HTTP request, and no answer is kept. As an <see cref="ISchemaFileSource"/>
+/// it feeds the deserializers, which cache what they resolve.
 /// </summary>
 /// <remarks>
 /// Every failure is a <see cref="SchemaRegistryRequestException"/>. Thread-safe; share one per registry and dispose it
 /// at the end (a user-supplied <c>HttpClient</c> or handler is not disposed).
 /// </remarks>
-public sealed class RegistryClient : IDisposable
+public sealed class RegistryClient : IDisposable, ISchemaFileSource
 {
     private readonly RegistryTransport _transport;
-    private readonly SingleFlightCache<IdKey, RegistrySchema> _byId;
-    private readonly SingleFlightCache<IdKey, FileDescriptor> _files;
-    private readonly SingleFlightCache<VersionKey, RegistrySchema> _byVersion;
-    private readonly SingleFlightCache<RegistrationKey, RegistrySchema> _registrations;
+    private readonly SingleFlight<IdKey, RegistrySchema> _byId = new();
+    private readonly SingleFlight<IdKey, FileDescriptor> _files = new();
+    private readonly SingleFlight<VersionKey, RegistrySchema> _byVersion = new();
+    private readonly SingleFlight<RegistrationKey, RegistrySchema> _registrations = new();
 
     /// <summary>Creates a client for one registry URL with default settings.</summary>
     /// <param name="url">The registry's base URL, e.g. <c>https://psrc-1234.europe-west3.gcp.confluent.cloud</c>.</param>
@@ -37,7 +38,7 @@ public sealed class RegistryClient : IDisposable
     /// <summary>Creates a client.</summary>
     /// <param name="options">The settings.</param>
     /// <exception cref="ArgumentException">No URL, both basic and bearer authentication, or both an HttpClient and a handler.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">A timeout, retry count, back-off or capacity out of range.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A timeout, retry count or back-off out of range.</exception>
     public RegistryClient(RegistryClientOptions options)
     {
         if (options is null)
@@ -45,35 +46,26 @@ public sealed class RegistryClient : IDisposable
             throw new ArgumentNullException(nameof(options));
         }
 
-        if (options.CacheCapacity < 1 || options.FailureCacheTime < TimeSpan.Zero)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), "CacheCapacity must be at least 1 and FailureCacheTime not negative.");
-        }
-
         _transport = new RegistryTransport(options);
-        _byId = new SingleFlightCache<IdKey, RegistrySchema>(options.CacheCapacity, options.FailureCacheTime);
-        _files = new SingleFlightCache<IdKey, FileDescriptor>(options.CacheCapacity, options.FailureCacheTime);
-        _byVersion = new SingleFlightCache<VersionKey, RegistrySchema>(options.CacheCapacity, options.FailureCacheTime);
-        _registrations = new SingleFlightCache<RegistrationKey, RegistrySchema>(options.CacheCapacity, TimeSpan.Zero);
     }
 
-    /// <summary>The schema of an id, Protobuf ones as serialized descriptors (<c>GET /schemas/ids/{id}?format=serialized</c>). Cached.</summary>
+    /// <summary>The schema of an id, Protobuf ones as serialized descriptors (<c>GET /schemas/ids/{id}?format=serialized</c>).</summary>
     /// <param name="id">The schema id.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The schema.</returns>
     /// <exception cref="SchemaRegistryRequestException">The request failed (40403: no such schema).</exception>
     public Task<RegistrySchema> GetSchemaAsync(int id, CancellationToken cancellationToken = default) =>
-        WaitAsync(_byId.GetAsync(new IdKey(SchemaIdentifier.FromId(id)), FetchByIdAsync), cancellationToken);
+        WaitAsync(_byId.RunAsync(new IdKey(SchemaIdentifier.FromId(id)), FetchByIdAsync), cancellationToken);
 
-    /// <summary>The schema of a GUID (<c>GET /schemas/guids/{guid}?format=serialized</c>). Cached.</summary>
+    /// <summary>The schema of a GUID (<c>GET /schemas/guids/{guid}?format=serialized</c>).</summary>
     /// <param name="schemaGuid">The schema GUID.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The schema.</returns>
     /// <exception cref="SchemaRegistryRequestException">The request failed (40403: no such schema).</exception>
     public Task<RegistrySchema> GetSchemaByGuidAsync(Guid schemaGuid, CancellationToken cancellationToken = default) =>
-        WaitAsync(_byId.GetAsync(new IdKey(SchemaIdentifier.FromGuid(schemaGuid)), FetchByIdAsync), cancellationToken);
+        WaitAsync(_byId.RunAsync(new IdKey(SchemaIdentifier.FromGuid(schemaGuid)), FetchByIdAsync), cancellationToken);
 
-    /// <summary>A version of a subject (<c>GET /subjects/{subject}/versions/{version}?format=serialized</c>). Cached.</summary>
+    /// <summary>A version of a subject (<c>GET /subjects/{subject}/versions/{version}?format=serialized</c>).</summary>
     /// <param name="subject">The subject.</param>
     /// <param name="version">The version, 1 or more.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
@@ -87,10 +79,10 @@ public sealed class RegistryClient : IDisposable
             throw new ArgumentOutOfRangeException(nameof(version), version, "Versions start at 1.");
         }
 
-        return WaitAsync(_byVersion.GetAsync(new VersionKey(subject, version), FetchVersionAsync), cancellationToken);
+        return WaitAsync(_byVersion.RunAsync(new VersionKey(subject, version), FetchVersionAsync), cancellationToken);
     }
 
-    /// <summary>The latest version of a subject (<c>GET /subjects/{subject}/versions/latest?format=serialized</c>). Not cached: it changes.</summary>
+    /// <summary>The latest version of a subject (<c>GET /subjects/{subject}/versions/latest?format=serialized</c>).</summary>
     /// <param name="subject">The subject.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The schema, with its id, subject and version.</returns>
@@ -99,18 +91,12 @@ public sealed class RegistryClient : IDisposable
     {
         CheckSubject(subject);
         SchemaJson json = await _transport.SendAsync(HttpMethod.Get, "/subjects/" + Paths.Segment(subject) + "/versions/latest?format=serialized", null, RegistryJsonContext.Default.SchemaJson, cancellationToken).ConfigureAwait(false);
-        RegistrySchema schema = ToSchema(json);
-        if (schema.Version is int version)
-        {
-            _byVersion.Add(new VersionKey(subject, version), schema);
-        }
-
-        return schema;
+        return ToSchema(json);
     }
 
     /// <summary>
     /// Registers a schema under a subject, or finds it if it is already there (<c>POST /subjects/{subject}/versions</c>):
-    /// the answer has its id, GUID (registries since Confluent Platform 8.0) and version. Cached per subject and schema.
+    /// the answer has its id, GUID (registries since Confluent Platform 8.0) and version.
     /// </summary>
     /// <param name="subject">The subject.</param>
     /// <param name="schema">The schema text; for Protobuf, a serialized <c>FileDescriptorProto</c> in base64.</param>
@@ -123,7 +109,7 @@ public sealed class RegistryClient : IDisposable
     public Task<RegistrySchema> RegisterAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, bool normalize, CancellationToken cancellationToken = default) =>
         RegisterOrLookupAsync(subject, schema, schemaType, references, normalize, register: true, cancellationToken);
 
-    /// <summary>Finds the version of a subject that holds a schema, without registering it (<c>POST /subjects/{subject}</c>). Cached.</summary>
+    /// <summary>Finds the version of a subject that holds a schema, without registering it (<c>POST /subjects/{subject}</c>).</summary>
     /// <param name="subject">The subject.</param>
     /// <param name="schema">The schema text.</param>
     /// <param name="schemaType"><c>PROTOBUF</c>, <c>AVRO</c> or <c>JSON</c>.</param>
@@ -153,8 +139,8 @@ public sealed class RegistryClient : IDisposable
 
     /// <summary>
     /// The writer's .proto file of a schema id or GUID, with its references fetched and resolved into one
-    /// <see cref="FileDescriptor"/> (well-known types from Google.Protobuf). Cached: one request per schema, however
-    /// many callers ask at once.
+    /// <see cref="FileDescriptor"/> (well-known types from Google.Protobuf). Concurrent callers for one schema share the
+    /// requests; nothing is kept (a deserializer caches the answer, see <see cref="WriterSchemaOptions"/>).
     /// </summary>
     /// <param name="schemaId">The schema id or GUID.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
@@ -168,61 +154,29 @@ public sealed class RegistryClient : IDisposable
             throw new ArgumentException("The schema identifier is empty.", nameof(schemaId));
         }
 
-        return WaitAsync(_files.GetAsync(new IdKey(schemaId), BuildFileAsync), cancellationToken);
+        return WaitAsync(_files.RunAsync(new IdKey(schemaId), BuildFileAsync), cancellationToken);
     }
 
     /// <summary>
-    /// For <see cref="MultiTypeDeserializerOptions.SchemaFileResolver"/> and <see cref="FramedDeserializerOptions.SchemaFileResolver"/>:
-    /// the writer's file of a schema id or GUID, from the cache without a lock or an allocation once known; the first
-    /// time, it waits for the registry (bounded by the request timeout and retries). <see langword="null"/> when the
-    /// registry has no such schema (the record is bad data); any other failure throws, and the deserializer reports
-    /// it as <see cref="SchemaUnavailableException"/> (not bad data).
+    /// For the deserializers (<see cref="WriterSchemaOptions.Source"/>): <see cref="GetFileAsync"/>, with a schema the
+    /// registry does not have (<c>40403</c>) answered <see langword="null"/>, so that its records are bad data
+    /// (<see cref="FrameErrorCode.UnknownSchemaId"/>); any other failure is thrown (the deserializer reports it as
+    /// <see cref="SchemaUnavailableException"/>).
     /// </summary>
     /// <param name="schemaId">The schema id or GUID.</param>
-    /// <returns>The file, or <see langword="null"/> for an unknown schema.</returns>
-    /// <exception cref="SchemaRegistryRequestException">The registry could not be asked.</exception>
-    public FileDescriptor? ResolveFile(SchemaIdentifier schemaId)
-    {
-        return _files.TryGet(new IdKey(schemaId), out FileDescriptor file) ? file : WaitForFile(schemaId);
-    }
-
-    /// <summary>The first lookup of a schema; its own method, so its closure is not allocated on cache hits.</summary>
-    private FileDescriptor? WaitForFile(SchemaIdentifier schemaId)
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The file, or <see langword="null"/> for a schema the registry does not have.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The registry could not be asked, or failed.</exception>
+    async Task<FileDescriptor?> ISchemaFileSource.GetSchemaFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken)
     {
         try
         {
-            // Off the caller's synchronization context, so that waiting here cannot deadlock.
-            return Task.Run(() => GetFileAsync(schemaId)).GetAwaiter().GetResult();
+            return await GetFileAsync(schemaId, cancellationToken).ConfigureAwait(false);
         }
         catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40403)
         {
             return null;
         }
-    }
-
-    /// <summary>
-    /// Fills the caches at start-up, so the first records of these schemas do not wait for the registry: the files of
-    /// the given ids and GUIDs, and the latest version of each subject (its id then resolves from the cache).
-    /// </summary>
-    /// <param name="schemaIds">Schema ids and GUIDs to load.</param>
-    /// <param name="subjects">Subjects whose latest versions to load.</param>
-    /// <param name="cancellationToken">Stops waiting.</param>
-    /// <returns>A task that completes when all are loaded.</returns>
-    /// <exception cref="SchemaRegistryRequestException">A request failed.</exception>
-    public async Task WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, IEnumerable<string> subjects, CancellationToken cancellationToken = default)
-    {
-        var ids = (schemaIds ?? throw new ArgumentNullException(nameof(schemaIds))).ToList();
-        foreach (string subject in subjects ?? throw new ArgumentNullException(nameof(subjects)))
-        {
-            RegistrySchema latest = await GetLatestVersionAsync(subject, cancellationToken).ConfigureAwait(false);
-            if (latest.Id is int id)
-            {
-                _byId.Add(new IdKey(SchemaIdentifier.FromId(id)), latest);
-                ids.Add(SchemaIdentifier.FromId(id));
-            }
-        }
-
-        await Task.WhenAll(ids.Distinct().Select(id => GetFileAsync(id, cancellationToken))).ConfigureAwait(false);
     }
 
     /// <summary>Closes the client's own HTTP connections (not a user-supplied <c>HttpClient</c> or handler).</summary>
@@ -243,7 +197,7 @@ public sealed class RegistryClient : IDisposable
         CheckSubject(subject);
         SchemaRequestJson request = Request(schema, schemaType, references);
         var key = new RegistrationKey(subject, schema, schemaType, references, normalize, register);
-        return await WaitAsync(_registrations.GetAsync(key, async k =>
+        return await WaitAsync(_registrations.RunAsync(key, async k =>
         {
             string path = "/subjects/" + Paths.Segment(subject) + (register ? "/versions" : string.Empty) + "?normalize=" + Paths.Flag(normalize);
             SchemaJson json = await _transport.SendAsync(HttpMethod.Post, path, request, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
@@ -269,7 +223,7 @@ public sealed class RegistryClient : IDisposable
 
     private async Task<FileDescriptor> BuildFileAsync(IdKey key)
     {
-        RegistrySchema schema = await _byId.GetAsync(key, FetchByIdAsync).ConfigureAwait(false);
+        RegistrySchema schema = await _byId.RunAsync(key, FetchByIdAsync).ConfigureAwait(false);
         return await WriterFileBuilder.BuildAsync(schema, (reference, token) => GetVersionAsync(reference.Subject, reference.Version, token), CancellationToken.None).ConfigureAwait(false);
     }
 

@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 namespace KafkaProtobuf.SchemaRegistry;
 
 /// <summary>Settings of a <see cref="RegistryClient"/>. The client copies them when it is created.</summary>
+/// <remarks>There is no cache setting: the client keeps no answers (the deserializers cache what they resolve, see <see cref="WriterSchemaOptions.CacheCapacity"/>).</remarks>
 public sealed class RegistryClientOptions
 {
     /// <summary>
@@ -38,19 +39,6 @@ public sealed class RegistryClientOptions
 
     /// <summary>The longest back-off between retries. Default 2 s.</summary>
     public TimeSpan MaxRetryBackoff { get; set; } = TimeSpan.FromSeconds(2);
-
-    /// <summary>
-    /// How many answers each cache keeps (schemas by id, by GUID, by subject and version, registrations by subject and
-    /// schema); the least recently read are evicted. Default 1,000.
-    /// </summary>
-    public int CacheCapacity { get; set; } = 1000;
-
-    /// <summary>
-    /// How long a failed lookup (unreachable registry, 5xx, or schema not found) is remembered, so that a stream of
-    /// records does not send a request each while the registry is down. Default <see cref="TimeSpan.Zero"/>: failures
-    /// are not cached.
-    /// </summary>
-    public TimeSpan FailureCacheTime { get; set; } = TimeSpan.Zero;
 
     /// <summary>An <see cref="HttpClient"/> to send requests with (it is not disposed by the client); its own timeout should be no shorter than <see cref="RequestTimeout"/>.</summary>
     public HttpClient? HttpClient { get; set; }

@@ -5,6 +5,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
 
 namespace KafkaProtobuf.SchemaRegistry;
 
@@ -63,7 +64,7 @@ internal static class WriterFileBuilder
             RegistryReference? reference = references.FirstOrDefault(r => r.Name == import);
             if (reference is null)
             {
-                if (!KnownTypes.TryGet(import, out FileDescriptor known))
+                if (!WellKnownFiles.TryGet(import, out FileDescriptor known))
                 {
                     throw new InvalidOperationException("The schema imports " + import + ", but has no reference for it and it is not a well-known type.");
                 }

@@ -6,6 +6,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf.SchemaRegistry;
 
@@ -107,9 +108,7 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
     private byte[]? SerializeWithNewTarget(T data, SerializationContext context)
     {
         Task<FramedProtobufSerializer<T>> pending = FramingFor(context.Topic, context.Component);
-        FramedProtobufSerializer<T> framing = pending.IsCompleted
-            ? pending.GetAwaiter().GetResult()
-            : Task.Run(() => pending).GetAwaiter().GetResult(); // off the caller's synchronization context
+        FramedProtobufSerializer<T> framing = pending.IsCompleted ? pending.GetAwaiter().GetResult() : SyncOverAsync.Wait(() => pending);
         _last = new Resolved(context.Topic, context.Component, framing);
         return framing.Serialize(data, context);
     }

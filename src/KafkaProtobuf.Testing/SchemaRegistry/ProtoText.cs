@@ -4,6 +4,7 @@ using System.Globalization;
 using System.Linq;
 using System.Text;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
 
 namespace KafkaProtobuf.Testing.SchemaRegistry;
 
@@ -309,7 +310,7 @@ public static class ProtoText
                 options.Add("lazy = true");
             }
 
-            if (field.HasJsonName && field.JsonName != DefaultJsonName(field.Name))
+            if (field.HasJsonName && field.JsonName != JsonNames.FromFieldName(field.Name))
             {
                 options.Add("json_name = " + Quote(field.JsonName));
             }
@@ -329,27 +330,6 @@ public static class ProtoText
             string last = typeName.Substring(typeName.LastIndexOf('.') + 1);
             DescriptorProto? nested = owner.NestedType.FirstOrDefault(n => n.Name == last);
             return nested is not null && typeName.EndsWith("." + owner.Name + "." + last, StringComparison.Ordinal) ? nested : null;
-        }
-
-        /// <summary>protoc's json_name: lowerCamelCase, dropping underscores.</summary>
-        private static string DefaultJsonName(string name)
-        {
-            var result = new StringBuilder(name.Length);
-            bool upper = false;
-            foreach (char c in name)
-            {
-                if (c == '_')
-                {
-                    upper = true;
-                }
-                else
-                {
-                    result.Append(upper ? char.ToUpperInvariant(c) : c);
-                    upper = false;
-                }
-            }
-
-            return result.ToString();
         }
 
         private static string Range(int start, int end, bool exclusiveEnd)

@@ -10,6 +10,7 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
@@ -45,7 +46,7 @@ internal static class ConsumeCommand
         schema.AddTo(command);
         command.SetAction(async (result, cancellationToken) =>
         {
-            SchemaSource? source;
+            WriterSchemaLookup? source;
             FrameReader reader;
             var config = new ConsumerConfig
             {
@@ -186,7 +187,7 @@ internal static class ConsumeCommand
                     {
                         await WriteRecordAsync(record, cancellationToken).ConfigureAwait(false);
                     }
-                    catch (SchemaRegistryRequestException e)
+                    catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException)
                     {
                         await error.WriteLineAsync("kafka-protobuf consume: the schema registry failed: " + e.Message).ConfigureAwait(false);
                         return ExitCodes.ConnectionFailure;
@@ -256,7 +257,7 @@ internal static class ConsumeCommand
             }
 
             DecodedPart part = await parts.DecodeAsync(data, new SerializationContext(component, topic, headers), indented: false, cancellationToken).ConfigureAwait(false);
-            PartDecoder.Write(writer, part, data);
+            PartJson.Write(writer, part, data);
             return part.IsBad;
         }
     }

@@ -7,7 +7,9 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 using KafkaProtobuf.Tool.Schemas;
 
@@ -33,7 +35,7 @@ internal static class FrameCommand
         {
             byte[] data;
             byte[]? headerBytes;
-            SchemaSource? source;
+            WriterSchemaLookup? source;
             FrameReader reader;
             try
             {
@@ -63,7 +65,7 @@ internal static class FrameCommand
                 {
                     part = await decoder.DecodeAsync(data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
                 }
-                catch (SchemaRegistryRequestException e)
+                catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException)
                 {
                     await error.WriteLineAsync("kafka-protobuf frame: the schema registry failed: " + e.Message).ConfigureAwait(false);
                     return ExitCodes.ConnectionFailure;

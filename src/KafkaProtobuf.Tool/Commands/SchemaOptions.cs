@@ -2,6 +2,7 @@ using System;
 using System.CommandLine;
 using System.IO;
 using System.Threading.Tasks;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Tool.Schemas;
 
@@ -45,16 +46,19 @@ internal sealed class SchemaOptions
         command.Add(Format);
     }
 
+    /// <summary>The framing variant the options name.</summary>
+    public FramingOptions Framing(ParseResult result) => new()
+    {
+        MessageIndexEncoding = result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag,
+        MessageIndexPresence = result.GetValue(NoIndexes) ? MessageIndexPresence.Absent : MessageIndexPresence.Present,
+    };
+
     /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes.</exception>
-    public FrameReader Reader(ParseResult result) =>
-        new(
-            result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag,
-            SchemaIdLookup.HeaderThenPrefix,
-            result.GetValue(NoIndexes) ? MessageIndexes.Absent : MessageIndexes.Present);
+    public FrameReader Reader(ParseResult result) => new(Framing(result));
 
     /// <summary>The schema source the options name, or null for framing only.</summary>
     /// <exception cref="ArgumentException">Both a registry and a descriptor set, or a descriptor set that cannot be read.</exception>
-    public SchemaSource? Source(ParseResult result)
+    public WriterSchemaLookup? Source(ParseResult result)
     {
         string? registry = result.GetValue(Registry);
         FileInfo? set = result.GetValue(DescriptorSet);
@@ -67,7 +71,7 @@ internal sealed class SchemaOptions
         {
             try
             {
-                return new DescriptorSetSchemaSource(set.FullName, result.GetValue(ProtoFile));
+                return new WriterSchemaLookup(new DescriptorSetSource(set.FullName, result.GetValue(ProtoFile)), null, "the descriptor set");
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidDataException or Google.Protobuf.InvalidProtocolBufferException or ArgumentException)
             {
@@ -91,6 +95,7 @@ internal sealed class SchemaOptions
             options.BearerToken = _ => Task.FromResult(token);
         }
 
-        return new RegistrySchemaSource(new RegistryClient(options));
+        var client = new RegistryClient(options);
+        return new WriterSchemaLookup(client, client, "the registry");
     }
 }

@@ -8,6 +8,8 @@ using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tool.Decoding;
 
@@ -150,7 +152,7 @@ public sealed class ProtoJsonDecoder
             writer.WriteStartArray();
             foreach (WireField occurrence in occurrences)
             {
-                if (occurrence.Type == WireType.LengthDelimited && IsPackable(field.FieldType))
+                if (occurrence.Type == WireType.LengthDelimited && WireTypes.IsPackable(field.FieldType))
                 {
                     foreach (ulong value in Unpack(field.FieldType, all.Slice(occurrence.Start, occurrence.Length), occurrence.Start))
                     {
@@ -417,18 +419,9 @@ public sealed class ProtoJsonDecoder
             return false;
         }
 
-        WireType expected = field.FieldType switch
-        {
-            FieldType.Double or FieldType.Fixed64 or FieldType.SFixed64 => WireType.Fixed64,
-            FieldType.Float or FieldType.Fixed32 or FieldType.SFixed32 => WireType.Fixed32,
-            FieldType.String or FieldType.Bytes or FieldType.Message => WireType.LengthDelimited,
-            FieldType.Group => WireType.StartGroup,
-            _ => WireType.Varint,
-        };
-        return type == expected || (field.IsRepeated && type == WireType.LengthDelimited && IsPackable(field.FieldType));
+        WireType expected = WireTypes.Of(field.FieldType);
+        return type == expected || (field.IsRepeated && type == WireType.LengthDelimited && WireTypes.IsPackable(field.FieldType));
     }
-
-    private static bool IsPackable(FieldType type) => type is not (FieldType.String or FieldType.Bytes or FieldType.Message or FieldType.Group);
 
     private static List<ulong> Unpack(FieldType type, ReadOnlySpan<byte> packed, int baseOffset)
     {

@@ -5,6 +5,8 @@ using System.Linq;
 using System.Text;
 using System.Text.Json;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tool.Decoding;
 
@@ -19,15 +21,6 @@ internal static class WellKnownTypes
     private const long MaxTimestampSeconds = 253_402_300_799;   // 9999-12-31T23:59:59Z
     private const long MaxDurationSeconds = 315_576_000_000;
     private const int MaxNanos = 999_999_999;
-
-    private static readonly HashSet<string> Files = new(StringComparer.Ordinal)
-    {
-        "google/protobuf/any.proto", "google/protobuf/api.proto", "google/protobuf/duration.proto", "google/protobuf/empty.proto",
-        "google/protobuf/field_mask.proto", "google/protobuf/source_context.proto", "google/protobuf/struct.proto",
-        "google/protobuf/timestamp.proto", "google/protobuf/type.proto", "google/protobuf/wrappers.proto",
-    };
-
-    public static bool IsWellKnown(MessageDescriptor type) => Files.Contains(type.File.Name);
 
     public static bool TryWrite(ProtoJsonDecoder decoder, Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<WireField> fields)
     {
@@ -66,7 +59,7 @@ internal static class WellKnownTypes
                 var paths = new List<string>();
                 foreach (WireField path in fields.Where(f => f.Number == 1 && f.Type == WireType.LengthDelimited))
                 {
-                    paths.Add(ToJsonName(Encoding.UTF8.GetString(all.Slice(path.Start, path.Length))));
+                    paths.Add(JsonNames.FromFieldName(Encoding.UTF8.GetString(all.Slice(path.Start, path.Length))));
                 }
 
                 writer.WriteStringValue(string.Join(",", paths));
@@ -179,7 +172,7 @@ internal static class WellKnownTypes
         {
             writer.WriteBase64String("value", all.Slice(start, length)); // the type is not among the files at hand
         }
-        else if (IsWellKnown(type))
+        else if (WellKnownFiles.IsWellKnownType(type))
         {
             writer.WritePropertyName("value");
             decoder.WriteNested(writer, type, all, [new WireField(2, WireType.LengthDelimited, 0, start, length, 0)]);
@@ -195,25 +188,4 @@ internal static class WellKnownTypes
     private static WireField? Last(List<WireField> fields, int number) => fields.Where(f => f.Number == number).Cast<WireField?>().LastOrDefault();
 
     private static ulong Varint(List<WireField> fields, int number) => Last(fields, number) is { Type: WireType.Varint } f ? f.Scalar : 0;
-
-    /// <summary>snake_case to lowerCamelCase, as protoc derives JSON names.</summary>
-    private static string ToJsonName(string path)
-    {
-        var name = new StringBuilder(path.Length);
-        bool upper = false;
-        foreach (char c in path)
-        {
-            if (c == '_')
-            {
-                upper = true;
-            }
-            else
-            {
-                name.Append(upper ? char.ToUpperInvariant(c) : c);
-                upper = false;
-            }
-        }
-
-        return name.ToString();
-    }
 }

@@ -1,20 +1,12 @@
 using System;
 using System.Collections.Generic;
+using KafkaProtobuf.Descriptors;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tool.Decoding;
 
 /// <summary>One field occurrence on the wire: its number, wire type, and value (a varint or fixed value, or a slice).</summary>
 internal readonly record struct WireField(int Number, WireType Type, ulong Scalar, int Start, int Length, int Position);
-
-internal enum WireType
-{
-    Varint = 0,
-    Fixed64 = 1,
-    LengthDelimited = 2,
-    StartGroup = 3,
-    EndGroup = 4,
-    Fixed32 = 5,
-}
 
 /// <summary>Splits a Protobuf encoding into its field occurrences, in order, without knowing the message type.</summary>
 internal static class WireReader

@@ -3,6 +3,7 @@ using System.Linq;
 using System.Text;
 using System.Text.Json;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Tool.Output;
 

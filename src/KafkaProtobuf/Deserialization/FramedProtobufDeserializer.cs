@@ -1,10 +1,13 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
+using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Deserialization;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf;
@@ -19,7 +22,8 @@ namespace KafkaProtobuf;
 /// The schema identifier is read (and exposed by <see cref="FrameReader"/>) but not looked up: the payload is parsed as
 /// <typeparamref name="T"/>, exactly as Confluent's deserializer without a registry client does. The message-index path
 /// is validated but does not select the type; <see cref="FramedDeserializerOptions.VerifyWriterType"/> checks it against
-/// <typeparamref name="T"/>'s, and <see cref="MultiTypeProtobufDeserializer"/> selects the type by it.
+/// <typeparamref name="T"/> (by name in the writer's file, given <see cref="FramedDeserializerOptions.WriterSchemas"/>),
+/// and <see cref="MultiTypeProtobufDeserializer"/> selects the type by it.
 /// </para>
 /// <para>An instance holds no mutable state: share one across threads and consumers, for keys and values alike.</para>
 /// </remarks>
@@ -27,15 +31,7 @@ namespace KafkaProtobuf;
 public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDeserializer<T>, ISpanDeserializer<T>
     where T : class, IMessage<T>, new()
 {
-    private readonly FrameReader _reader;
-    private readonly MessageParser<T> _parser;
-
-    // T's own path, when records must be checked against it without a resolver (VerifyWriterType).
-    private readonly int[]? _writerTypePath;
-
-    // With a resolver: the writer's files, where each record's path names its type (VerifyWriterType by name, VerifyWriterSchema).
-    private readonly WriterSchemas? _writerSchemas;
-    private readonly KeyValuePair<string, object?> _typeTag;
+    private readonly RecordDecoder<T, OwnTypeParser<T>> _decoder;
 
     /// <summary>Creates a deserializer for the current format (zigzag indexes, schema-id header before prefix).</summary>
     public FramedProtobufDeserializer()
@@ -59,29 +55,16 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// <exception cref="ArgumentNullException"><paramref name="parser"/> is <see langword="null"/>.</exception>
     public FramedProtobufDeserializer(MessageParser<T> parser, FramedDeserializerOptions? options)
     {
-        _parser = parser ?? throw new ArgumentNullException(nameof(parser));
-        options ??= new FramedDeserializerOptions();
-        if (options.VerifyWriterSchema && options.SchemaFileResolver is null)
+        if (parser is null)
         {
-            throw new ArgumentException("VerifyWriterSchema compares with the writer's schema, which needs a SchemaFileResolver.", nameof(options));
+            throw new ArgumentNullException(nameof(parser));
         }
 
-        _reader = options.CreateReader();
-        MessageDescriptor descriptor = new T().Descriptor;
-        if (options.SchemaFileResolver is not null && (options.VerifyWriterType || options.VerifyWriterSchema))
-        {
-            _writerSchemas = new WriterSchemas([descriptor], [], options.SchemaFileResolver, options.VerifyWriterSchema);
-        }
-        else if (options.VerifyWriterType)
-        {
-            _writerTypePath = MessageTypePath.Of(descriptor);
-        }
-
-        _typeTag = KafkaProtobufMetrics.TypeTag(descriptor.FullName);
+        _decoder = RecordDecoder<T, OwnTypeParser<T>>.ForType(new OwnTypeParser<T>(parser), new T().Descriptor, options ?? new FramedDeserializerOptions());
     }
 
     /// <summary>The frame reader this deserializer uses, configured from its options.</summary>
-    public FrameReader FrameReader => _reader;
+    public FrameReader FrameReader => _decoder.FrameReader;
 
     /// <summary>Deserializes a key or value; called by the Confluent.Kafka consumer for every record.</summary>
     /// <param name="data">The key or value bytes.</param>
@@ -89,7 +72,7 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>The message, or <see langword="null"/> for null data.</returns>
     /// <exception cref="InvalidFrameException">The framing is malformed, the record is of another type or schema (when checked), or the payload is not a valid <typeparamref name="T"/>.</exception>
-    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data.</exception>
+    /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
     public T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
     {
         if (isNull)
@@ -97,9 +80,9 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
             return null;
         }
 
-        if (!TryDecode(data, context, out Frame frame, out T? message, out FrameError error, out Exception? cause))
+        if (!_decoder.TryDecode(data, context, out Frame frame, out T? message, out FrameError error, out MessageTypeTable? table, out Exception? cause))
         {
-            ThrowHelper.ThrowInvalidFrame(error, context, frame, Describe(frame, error.Code, context), cause);
+            _decoder.Throw(frame, error, table, context, cause);
         }
 
         return message;
@@ -124,7 +107,7 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// (<see cref="FrameErrorCode.InvalidPayload"/>) costs the parser's own exception, caught inside: Google.Protobuf
     /// has no non-throwing parse.
     /// </remarks>
-    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data, so not an <paramref name="error"/>.</exception>
+    /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data, so not an <paramref name="error"/>.</exception>
     public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out T? message, out FrameError error)
     {
         if (isNull)
@@ -134,7 +117,7 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
             return true;
         }
 
-        return TryDecode(data, context, out _, out message, out error, out _);
+        return _decoder.TryDecode(data, context, out _, out message, out error, out _, out _);
     }
 
     /// <summary>
@@ -153,79 +136,17 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     Task<T> IAsyncDeserializer<T>.DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
         DeserializeAsync(data, isNull, context)!;
 
-    /// <summary>Reads the framing, checks the type when asked to, parses. The one path every entry point takes.</summary>
-    private bool TryDecode(
-        ReadOnlySpan<byte> data, SerializationContext context, out Frame frame, out T? message, out FrameError error, out Exception? cause)
-    {
-        message = null;
-        cause = null;
-        if (!_reader.TryRead(data, context, out frame, out error))
-        {
-            KafkaProtobufMetrics.Failed(error.Code);
-            return false;
-        }
-
-        FrameErrorCode code = _writerTypePath is not null
-            ? (frame.MessageIndexes.SequenceEqual(_writerTypePath) ? FrameErrorCode.None : FrameErrorCode.UnexpectedMessageType)
-            : _writerSchemas is not null ? CheckWriterType(frame, context) : FrameErrorCode.None;
-        if (code != FrameErrorCode.None)
-        {
-            error = new FrameError(code, frame.MessageIndexesOffset, frame.SchemaIdLocation, frame.SchemaId);
-            KafkaProtobufMetrics.Failed(code);
-            return false;
-        }
-
-        try
-        {
-            message = _parser.ParseFrom(frame.Payload);
-        }
-        catch (InvalidProtocolBufferException e)
-        {
-            cause = e;
-            error = new FrameError(FrameErrorCode.InvalidPayload, frame.PayloadOffset, FrameErrorLocation.RecordData, frame.SchemaId);
-            KafkaProtobufMetrics.Failed(error.Code);
-            return false;
-        }
-
-        KafkaProtobufMetrics.Deserialized(_typeTag, data.Length);
-        return true;
-    }
-
-    /// <summary>Reads the record's path in the writer's file: the type it names must be <typeparamref name="T"/> (by name), and readable as it.</summary>
-    private FrameErrorCode CheckWriterType(in Frame frame, SerializationContext context)
-    {
-        MessageTypeTable? table = _writerSchemas!.Find(frame.SchemaId, context);
-        MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
-        return table is null ? FrameErrorCode.UnknownSchemaId
-            : node is null ? FrameErrorCode.UnknownMessageType
-            : node.Reader is null ? FrameErrorCode.UnexpectedMessageType
-            : node.Incompatibility is null ? FrameErrorCode.None
-            : FrameErrorCode.IncompatibleWriterSchema;
-    }
-
-    /// <summary>What else is known about a type fault, for the exception's message (off the hot path).</summary>
-    private string? Describe(in Frame frame, FrameErrorCode code, SerializationContext context)
-    {
-        if (code < FrameErrorCode.UnknownSchemaId)
-        {
-            return null;
-        }
-
-        if (_writerSchemas is null)
-        {
-            return "expected " + typeof(T).Name + " at [" + string.Join(", ", _writerTypePath!) + "]";
-        }
-
-        MessageTypeTable? table = _writerSchemas.Find(frame.SchemaId, context);
-        MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
-        return code switch
-        {
-            FrameErrorCode.UnknownSchemaId => "the schema file resolver does not know the identifier",
-            FrameErrorCode.UnknownMessageType => "the path is read in " + table!.File.Name,
-            FrameErrorCode.UnexpectedMessageType => "the record is a " + node!.Writer.FullName + ", expected " + _typeTag.Value,
-            _ => node!.Incompatibility,
-        };
-    }
+    /// <summary>
+    /// Fetches the writer's files of these schema identifiers from <see cref="WriterSchemaOptions.Source"/> ahead of
+    /// their first records, so that those do not wait for it (a deserializer is synchronous).
+    /// </summary>
+    /// <param name="schemaIds">The schema ids and GUIDs to fetch.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The identifiers the source does not know (their records will be <see cref="FrameErrorCode.UnknownSchemaId"/>).</returns>
+    /// <exception cref="InvalidOperationException">The deserializer reads no writer's schemas from a source.</exception>
+    /// <exception cref="Exception">Whatever the source throws when it fails.</exception>
+    public Task<IReadOnlyList<SchemaIdentifier>> WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, CancellationToken cancellationToken = default) =>
+        _decoder.WarmUpAsync(schemaIds, cancellationToken);
 
     private static MessageParser<T> DefaultParser() =>
         // The generated parser creates messages with a direct constructor call; fall back to one built on new T().

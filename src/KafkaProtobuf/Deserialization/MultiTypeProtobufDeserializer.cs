@@ -2,10 +2,14 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
+using KafkaProtobuf.Deserialization;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf;
@@ -20,14 +24,14 @@ namespace KafkaProtobuf;
 /// <para>
 /// Resolution is precomputed: a record costs the framing read, a walk down an array per index, and the parse. The path
 /// is read in the writer's .proto file (the file the schema id maps to, e.g. rebuilt from a schema registry by a
-/// <see cref="MultiTypeDeserializerOptions.SchemaFileResolver"/>), and the writer's type is matched to the given types
+/// <see cref="WriterSchemaOptions.Source"/>), and the writer's type is matched to the given types
 /// by full name, so a reader whose .proto declares its messages in another order still gets the right type. Records
 /// of types not given are rejected or skipped (<see cref="MultiTypeDeserializerOptions.UnregisteredMessageTypes"/>); a
 /// path that names no type, or a schema id with no known file, is rejected with its own error code. A record is never
-/// parsed as a type other than the one its path names. A resolver that fails throws
+/// parsed as a type other than the one its path names. A schema source that fails throws
 /// <see cref="SchemaUnavailableException"/>, never <see cref="InvalidFrameException"/>: the record is not bad data.
 /// </para>
-/// <para>An instance is immutable (but for bounded caches of resolver answers) and safe to share across threads and consumers.</para>
+/// <para>An instance is immutable (but for its bounded cache of the schema source's answers) and safe to share across threads and consumers.</para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -44,9 +48,7 @@ namespace KafkaProtobuf;
 /// </example>
 public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAsyncDeserializer<IMessage>, ISpanDeserializer<IMessage>
 {
-    private readonly FrameReader _reader;
-    private readonly WriterSchemas _writerSchemas;
-    private readonly bool _skipUnregistered;
+    private readonly RecordDecoder<IMessage, WriterTypeParser> _decoder;
 
     /// <summary>Creates a deserializer for every message type of <paramref name="files"/>.</summary>
     /// <param name="files">Generated file descriptors, e.g. <c>ShopReflection.Descriptor</c>.</param>
@@ -84,14 +86,12 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             throw new ArgumentException("Give at least one message type, and no null ones.", nameof(messageTypes));
         }
 
-        if (registered.Any(t => t.Parser is null))
+        if (registered.Any(t => !MessageTypePath.IsRecordType(t) || t.Parser is null))
         {
-            throw new ArgumentException("Map entry types cannot be records.", nameof(messageTypes));
+            throw new ArgumentException("Give generated message types: a map entry type is no record type, and a type without a generated parser cannot be parsed.", nameof(messageTypes));
         }
 
-        _reader = new FrameReader(options.MessageIndexEncoding, options.SchemaIdLookup, options.MessageIndexes);
-        _skipUnregistered = options.UnregisteredMessageTypes == UnregisteredMessageTypeHandling.Skip;
-        _writerSchemas = new WriterSchemas(registered, options.SchemaFiles, options.SchemaFileResolver, options.VerifyWriterSchema);
+        _decoder = RecordDecoder<IMessage, WriterTypeParser>.ForTypes(registered, options);
         MessageTypes = registered.ToArray();
     }
 
@@ -114,7 +114,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>The message; a <see cref="SkippedMessage"/> for a skipped type; <see langword="null"/> for null data.</returns>
     /// <exception cref="InvalidFrameException">Bad framing, an unknown schema id or type, an unregistered type (unless skipped), an incompatible writer's schema, or a bad payload.</exception>
-    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data.</exception>
+    /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
     public IMessage? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
     {
         if (isNull)
@@ -122,9 +122,9 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             return null;
         }
 
-        if (!TryDecode(data, context, out Frame frame, out IMessage? message, out FrameError error, out MessageTypeTable? table, out Exception? cause))
+        if (!_decoder.TryDecode(data, context, out Frame frame, out IMessage? message, out FrameError error, out MessageTypeTable? table, out Exception? cause))
         {
-            ThrowFor(frame, error, table, context, cause);
+            _decoder.Throw(frame, error, table, context, cause);
         }
 
         return message;
@@ -153,7 +153,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="message">The message, <see cref="SkippedMessage"/> or <see langword="null"/>, when the result is <see langword="true"/>.</param>
     /// <param name="error">What was wrong when the result is <see langword="false"/>.</param>
     /// <returns><see langword="true"/> when the record deserialized (or was skipped).</returns>
-    /// <exception cref="SchemaUnavailableException">The schema file resolver failed: not bad data, so not an <paramref name="error"/>.</exception>
+    /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data, so not an <paramref name="error"/>.</exception>
     public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out IMessage? message, out FrameError error)
     {
         if (isNull)
@@ -163,78 +163,20 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             return true;
         }
 
-        return TryDecode(data, context, out _, out message, out error, out _, out _);
+        return _decoder.TryDecode(data, context, out _, out message, out error, out _, out _);
     }
 
-    private bool TryDecode(
-        ReadOnlySpan<byte> data,
-        SerializationContext context,
-        out Frame frame,
-        out IMessage? message,
-        out FrameError error,
-        out MessageTypeTable? table,
-        out Exception? cause)
-    {
-        message = null;
-        table = null;
-        cause = null;
-        if (!_reader.TryRead(data, context, out frame, out error))
-        {
-            KafkaProtobufMetrics.Failed(error.Code);
-            return false;
-        }
-
-        table = _writerSchemas.Find(frame.SchemaId, context);
-
-        MessageTypeTable.Node? node = table?.Find(frame.MessageIndexes);
-        if (node?.Parser is not { } parser)
-        {
-            if (node is { Reader: null } && _skipUnregistered)
-            {
-                message = node.Skipped;
-                KafkaProtobufMetrics.Skipped(node.TypeTag);
-                return true;
-            }
-
-            FrameErrorCode code = table is null ? FrameErrorCode.UnknownSchemaId
-                : node is null ? FrameErrorCode.UnknownMessageType
-                : node.Reader is null ? FrameErrorCode.UnregisteredMessageType
-                : FrameErrorCode.IncompatibleWriterSchema;
-            error = new FrameError(code, frame.MessageIndexesOffset, frame.SchemaIdLocation, frame.SchemaId);
-            KafkaProtobufMetrics.Failed(code);
-            return false;
-        }
-
-        try
-        {
-            message = parser.ParseFrom(frame.Payload);
-        }
-        catch (InvalidProtocolBufferException e)
-        {
-            cause = e;
-            error = new FrameError(FrameErrorCode.InvalidPayload, frame.PayloadOffset, FrameErrorLocation.RecordData, frame.SchemaId);
-            KafkaProtobufMetrics.Failed(error.Code);
-            return false;
-        }
-
-        KafkaProtobufMetrics.Deserialized(node.TypeTag, data.Length);
-        return true;
-    }
-
-    [DoesNotReturn]
-    private static void ThrowFor(Frame frame, FrameError error, MessageTypeTable? table, SerializationContext context, Exception? cause)
-    {
-        MessageTypeTable.Node? node = error.Code >= FrameErrorCode.InvalidPayload ? table?.Find(frame.MessageIndexes) : null;
-        string? detail = error.Code switch
-        {
-            FrameErrorCode.UnknownSchemaId => "map the identifier to its .proto file in MultiTypeDeserializerOptions.SchemaFiles or SchemaFileResolver",
-            FrameErrorCode.UnknownMessageType => "the path is read in " + table!.File.Name,
-            FrameErrorCode.UnregisteredMessageType => "the record is a " + node!.Writer.FullName,
-            FrameErrorCode.IncompatibleWriterSchema => node!.Incompatibility,
-            _ => null,
-        };
-        ThrowHelper.ThrowInvalidFrame(error, context, frame, detail, cause);
-    }
+    /// <summary>
+    /// Fetches the writer's files of these schema identifiers from <see cref="WriterSchemaOptions.Source"/> ahead of
+    /// their first records, so that those do not wait for it (a deserializer is synchronous).
+    /// </summary>
+    /// <param name="schemaIds">The schema ids and GUIDs to fetch.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The identifiers the source does not know (their records will be <see cref="FrameErrorCode.UnknownSchemaId"/>).</returns>
+    /// <exception cref="InvalidOperationException">The deserializer reads no writer's schemas from a source.</exception>
+    /// <exception cref="Exception">Whatever the source throws when it fails.</exception>
+    public Task<IReadOnlyList<SchemaIdentifier>> WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, CancellationToken cancellationToken = default) =>
+        _decoder.WarmUpAsync(schemaIds, cancellationToken);
 
     private static IEnumerable<MessageDescriptor> AllMessageTypes(IEnumerable<FileDescriptor> files)
     {
@@ -249,7 +191,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
             throw new ArgumentException("Give at least one file, and no null ones.", nameof(files));
         }
 
-        return all.SelectMany(f => f.MessageTypes).SelectMany(Flatten).Where(t => t.Parser is not null);
+        return all.SelectMany(f => f.MessageTypes).SelectMany(Flatten).Where(MessageTypePath.IsRecordType);
 
         static IEnumerable<MessageDescriptor> Flatten(MessageDescriptor type) => new[] { type }.Concat(type.NestedTypes.SelectMany(Flatten));
     }

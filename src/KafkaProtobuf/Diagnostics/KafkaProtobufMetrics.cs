@@ -2,7 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Diagnostics;
 
 /// <summary>
 /// The package's <see cref="System.Diagnostics.Metrics"/> instruments, for OpenTelemetry

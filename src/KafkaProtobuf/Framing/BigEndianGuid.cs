@@ -1,7 +1,7 @@
 using System;
 using System.Buffers.Binary;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>
 /// GUIDs in RFC 4122 byte order, as Schema Registry writes them. <c>new Guid(byte[])</c> and

@@ -1,6 +1,6 @@
 using System;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>
 /// A record's key or value as Schema Registry framing describes it: the writer's schema identifier, where it was
@@ -8,11 +8,11 @@ namespace KafkaProtobuf;
 /// </summary>
 public readonly ref struct Frame
 {
-    internal Frame(SchemaIdentifier schemaId, SchemaIdPlacement placement, MessageIndexPath messageIndexes, ReadOnlySpan<byte> payload, int payloadOffset)
+    internal Frame(SchemaIdentifier schemaId, SchemaIdPlacement placement, MessageIndexPath messageIndexPath, ReadOnlySpan<byte> payload, int payloadOffset)
     {
         SchemaId = schemaId;
         SchemaIdPlacement = placement;
-        MessageIndexes = messageIndexes;
+        MessageIndexPath = messageIndexPath;
         Payload = payload;
         PayloadOffset = payloadOffset;
     }
@@ -24,13 +24,13 @@ public readonly ref struct Frame
     public SchemaIdPlacement SchemaIdPlacement { get; }
 
     /// <summary>The message-index path: which message type of the writer's .proto file the payload is.</summary>
-    public MessageIndexPath MessageIndexes { get; }
+    public MessageIndexPath MessageIndexPath { get; }
 
     /// <summary>The Protobuf payload: a slice of the record's data, possibly empty (an all-default message).</summary>
     public ReadOnlySpan<byte> Payload { get; }
 
     /// <summary>Where the message-index path starts: right after the magic byte and the 4-byte id or 16-byte GUID.</summary>
-    internal int MessageIndexesOffset => SchemaId.Kind == SchemaIdKind.Guid ? 17 : 5;
+    internal int MessageIndexPathOffset => SchemaId.Kind == SchemaIdKind.Guid ? 17 : 5;
 
     /// <summary>Which bytes the schema identifier and path were read from.</summary>
     internal FrameErrorLocation SchemaIdLocation =>

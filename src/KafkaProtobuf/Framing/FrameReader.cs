@@ -2,7 +2,7 @@ using System;
 using System.Buffers.Binary;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>
 /// Reads Schema Registry framing from a record's key or value: magic byte <c>0x00</c> and a 4-byte big-endian schema id,
@@ -23,66 +23,61 @@ public sealed class FrameReader
 
     /// <summary>Creates a reader for the current format: zigzag message indexes, schema-id header before prefix.</summary>
     public FrameReader()
-        : this(MessageIndexEncoding.ZigZag, SchemaIdLookup.HeaderThenPrefix)
+        : this(new FramingOptions())
     {
     }
 
-    /// <summary>Creates a reader with the given index encoding and schema-id lookup.</summary>
-    /// <param name="messageIndexEncoding">How message indexes are encoded.</param>
-    /// <param name="schemaIdLookup">Whether schema-id headers are consulted.</param>
-    /// <exception cref="ArgumentOutOfRangeException">An argument is not a defined enum value.</exception>
-    public FrameReader(MessageIndexEncoding messageIndexEncoding, SchemaIdLookup schemaIdLookup)
-        : this(messageIndexEncoding, schemaIdLookup, MessageIndexes.Present)
+    /// <summary>Creates a reader for a framing variant.</summary>
+    /// <param name="options">The variant; its values are copied.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A value is not defined.</exception>
+    /// <exception cref="ArgumentException">
+    /// <see cref="MessageIndexPresence.Absent"/> with <see cref="MessageIndexEncoding.LegacyUnsigned"/>: there are no
+    /// indexes to encode.
+    /// </exception>
+    public FrameReader(FramingOptions options)
     {
-    }
-
-    /// <summary>Creates a reader with the given index encoding, schema-id lookup, and whether records carry message indexes.</summary>
-    /// <param name="messageIndexEncoding">How message indexes are encoded.</param>
-    /// <param name="schemaIdLookup">Whether schema-id headers are consulted.</param>
-    /// <param name="messageIndexes">
-    /// <see cref="MessageIndexes.Absent"/> for records written without a message-index path (KafkaJS's registry client):
-    /// the payload follows the schema id and the path is <c>[0]</c>.
-    /// </param>
-    /// <exception cref="ArgumentOutOfRangeException">An argument is not a defined enum value.</exception>
-    /// <exception cref="ArgumentException"><see cref="MessageIndexes.Absent"/> with <see cref="MessageIndexEncoding.LegacyUnsigned"/>: there are no indexes to encode.</exception>
-    public FrameReader(MessageIndexEncoding messageIndexEncoding, SchemaIdLookup schemaIdLookup, MessageIndexes messageIndexes)
-    {
-        if (messageIndexes is not (MessageIndexes.Present or MessageIndexes.Absent))
+        if (options is null)
         {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(messageIndexes), "Unknown message-indexes setting.");
+            throw new ArgumentNullException(nameof(options));
         }
 
-        if (messageIndexes == MessageIndexes.Absent && messageIndexEncoding == MessageIndexEncoding.LegacyUnsigned)
+        if (options.MessageIndexPresence is not (MessageIndexPresence.Present or MessageIndexPresence.Absent))
         {
-            ThrowHelper.ThrowArgument(nameof(messageIndexes), "MessageIndexes.Absent cannot be combined with MessageIndexEncoding.LegacyUnsigned: records without message indexes have no encoding to choose.");
+            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown MessageIndexPresence.");
         }
 
-        if (messageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned))
+        if (options.MessageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned))
         {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(messageIndexEncoding), "Unknown message-index encoding.");
+            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown MessageIndexEncoding.");
         }
 
-        if (schemaIdLookup is not (SchemaIdLookup.HeaderThenPrefix or SchemaIdLookup.PrefixOnly))
+        if (options.SchemaIdLookup is not (SchemaIdLookup.HeaderThenPrefix or SchemaIdLookup.PrefixOnly))
         {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(schemaIdLookup), "Unknown schema-id lookup.");
+            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown SchemaIdLookup.");
         }
 
-        MessageIndexEncoding = messageIndexEncoding;
-        SchemaIdLookup = schemaIdLookup;
-        MessageIndexes = messageIndexes;
+        if (options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexEncoding == MessageIndexEncoding.LegacyUnsigned)
+        {
+            ThrowHelper.ThrowArgument(nameof(options), "MessageIndexPresence.Absent cannot be combined with MessageIndexEncoding.LegacyUnsigned: records without message indexes have no encoding to choose.");
+        }
+
+        SchemaIdLookup = options.SchemaIdLookup;
+        MessageIndexEncoding = options.MessageIndexEncoding;
+        MessageIndexPresence = options.MessageIndexPresence;
     }
 
     /// <summary>A shared reader for the current format: zigzag message indexes, schema-id header before prefix.</summary>
     public static FrameReader Default { get; } = new();
 
-    /// <summary>How this reader decodes message indexes.</summary>
-    public MessageIndexEncoding MessageIndexEncoding { get; }
-
     /// <summary>Whether this reader consults schema-id headers.</summary>
     public SchemaIdLookup SchemaIdLookup { get; }
 
-    /// <summary>Whether records carry a message-index path (<see cref="MessageIndexes.Present"/>, the default).</summary>
-    public MessageIndexes MessageIndexes { get; }
+    /// <summary>How this reader decodes message indexes.</summary>
+    public MessageIndexEncoding MessageIndexEncoding { get; }
+
+    /// <summary>Whether records carry a message-index path (<see cref="MessageIndexPresence.Present"/>, the default).</summary>
+    public MessageIndexPresence MessageIndexPresence { get; }
 
     /// <summary>
     /// Reads a record component, taking the schema identifier from the component's schema-id header in
@@ -250,7 +245,7 @@ public sealed class FrameReader
     private FrameErrorCode ReadMessageIndexes(ReadOnlySpan<byte> source, scoped ref int position, out MessageIndexPath path)
     {
         path = default; // [0]
-        if (MessageIndexes == MessageIndexes.Absent)
+        if (MessageIndexPresence == MessageIndexPresence.Absent)
         {
             return FrameErrorCode.None; // the payload follows the schema id
         }

@@ -1,7 +1,7 @@
 using System;
 using System.Buffers.Binary;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>
 /// Writes the schema-identifier block of Schema Registry framing: the magic byte, the schema id (4 bytes, big-endian)

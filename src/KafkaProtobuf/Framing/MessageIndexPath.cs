@@ -1,7 +1,7 @@
 using System;
 using System.Text;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>
 /// The message-index path of a record: which message type of the writer's .proto file the payload is. <c>[0]</c> is

@@ -1,6 +1,6 @@
 using Confluent.Kafka;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>Names of the record headers that carry a schema identifier, as Confluent's serializers write them.</summary>
 public static class SchemaIdHeaderNames

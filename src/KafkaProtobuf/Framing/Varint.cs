@@ -1,7 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
 
-namespace KafkaProtobuf;
+namespace KafkaProtobuf.Framing;
 
 /// <summary>
 /// Base-128 varints of at most 32 bits, as the message-index path uses them. Like

@@ -2,6 +2,9 @@ using System;
 using System.Collections.Generic;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
+using KafkaProtobuf.Diagnostics;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Resolution;
 
@@ -57,7 +60,7 @@ internal sealed class MessageTypeTable
         for (int i = 0; i < level.Length; i++)
         {
             MessageDescriptor writer = types[i];
-            bool mapEntry = writer.GetOptions()?.MapEntry == true;
+            bool mapEntry = !MessageTypePath.IsRecordType(writer);
             MessageDescriptor? reader = mapEntry ? null : readerTypeFor(writer);
             string? incompatibility = reader is not null && checkWriterSchema ? WriterSchemaCheck.FindIncompatibility(writer, reader) : null;
             level[i] = new Node(writer, reader, mapEntry, incompatibility, BuildLevel(writer.NestedTypes, readerTypeFor, checkWriterSchema));

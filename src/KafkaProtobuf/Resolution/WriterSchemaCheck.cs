@@ -1,6 +1,7 @@
 using System.Collections.Generic;
 using System.Globalization;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Descriptors;
 
 namespace KafkaProtobuf.Resolution;
 
@@ -11,15 +12,6 @@ namespace KafkaProtobuf.Resolution;
 /// </summary>
 internal static class WriterSchemaCheck
 {
-    private enum WireType
-    {
-        Varint,
-        Fixed64,
-        LengthDelimited,
-        Group,
-        Fixed32,
-    }
-
     /// <summary>The first incompatibility found, described; <see langword="null"/> when there is none.</summary>
     internal static string? FindIncompatibility(MessageDescriptor writer, MessageDescriptor reader)
     {
@@ -42,8 +34,8 @@ internal static class WriterSchemaCheck
                 continue;
             }
 
-            WireType writerWire = WireTypeOf(writerField.FieldType);
-            WireType readerWire = WireTypeOf(readerField.FieldType);
+            WireType writerWire = WireTypes.Of(writerField.FieldType);
+            WireType readerWire = WireTypes.Of(readerField.FieldType);
             if (writerWire != readerWire)
             {
                 return string.Format(
@@ -53,11 +45,11 @@ internal static class WriterSchemaCheck
                     writer.FullName,
                     writerField.Name,
                     Describe(writerField),
-                    Name(writerWire),
+                    WireTypes.Name(writerWire),
                     reader.FullName,
                     readerField.Name,
                     Describe(readerField),
-                    Name(readerWire));
+                    WireTypes.Name(readerWire));
             }
 
             if (writerField.FieldType is FieldType.Message or FieldType.Group && readerField.FieldType is FieldType.Message or FieldType.Group)
@@ -73,27 +65,9 @@ internal static class WriterSchemaCheck
         return null;
     }
 
-    private static WireType WireTypeOf(FieldType type) => type switch
-    {
-        FieldType.Double or FieldType.Fixed64 or FieldType.SFixed64 => WireType.Fixed64,
-        FieldType.Float or FieldType.Fixed32 or FieldType.SFixed32 => WireType.Fixed32,
-        FieldType.String or FieldType.Bytes or FieldType.Message => WireType.LengthDelimited,
-        FieldType.Group => WireType.Group,
-        _ => WireType.Varint, // int32, int64, uint32, uint64, sint32, sint64, bool, enum
-    };
-
     private static string Describe(FieldDescriptor field) =>
         (field.IsRepeated ? "repeated " : string.Empty)
         + (field.FieldType is FieldType.Message or FieldType.Group ? field.MessageType.FullName
             : field.FieldType == FieldType.Enum ? field.EnumType.FullName
             : field.FieldType.ToString().ToLowerInvariant());
-
-    private static string Name(WireType wireType) => wireType switch
-    {
-        WireType.Varint => "varint",
-        WireType.Fixed64 => "64-bit",
-        WireType.LengthDelimited => "length-delimited",
-        WireType.Group => "group",
-        _ => "32-bit",
-    };
 }

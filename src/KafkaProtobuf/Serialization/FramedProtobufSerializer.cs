@@ -3,6 +3,8 @@ using System.Collections.Generic;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Descriptors;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf;
 
@@ -29,7 +31,7 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
 
     // The magic byte, identifier and path: written in front of the payload, or as the header value.
     private readonly byte[] _schemaIdAndIndexes;
-    private readonly int[] _messageIndexes;
+    private readonly int[] _messageIndexPath;
 
     /// <summary>Creates a serializer that writes <paramref name="schemaId"/> in the record's prefix with zigzag indexes.</summary>
     /// <param name="schemaId">The registered schema's id or GUID.</param>
@@ -60,8 +62,8 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
         SchemaId = schemaId;
         SchemaIdPlacement = options.SchemaIdPlacement;
         MessageIndexEncoding = options.MessageIndexEncoding;
-        _messageIndexes = MessageTypePath.Of(new T().Descriptor);
-        _schemaIdAndIndexes = FrameWriter.ToSchemaIdAndIndexes(schemaId, _messageIndexes, MessageIndexEncoding);
+        _messageIndexPath = MessageTypePath.Of(new T().Descriptor);
+        _schemaIdAndIndexes = FrameWriter.ToSchemaIdAndIndexes(schemaId, _messageIndexPath, MessageIndexEncoding);
     }
 
     /// <summary>The schema id or GUID written with every record.</summary>
@@ -74,7 +76,7 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
     public MessageIndexEncoding MessageIndexEncoding { get; }
 
     /// <summary><typeparamref name="T"/>'s message-index path in its .proto file, top level first.</summary>
-    public IReadOnlyList<int> MessageIndexes => _messageIndexes;
+    public IReadOnlyList<int> MessageIndexPath => _messageIndexPath;
 
     /// <summary>Serializes a key or value; called by the Confluent.Kafka producer for every record.</summary>
     /// <param name="data">The message, or <see langword="null"/> for a tombstone.</param>

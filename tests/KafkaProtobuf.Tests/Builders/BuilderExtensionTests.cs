@@ -2,6 +2,7 @@ using System;
 using Confluent.Kafka;
 using Vectors.Telemetry.V1;
 using Xunit;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Builders;
 
@@ -30,7 +31,7 @@ public class BuilderExtensionTests
     {
         var builder = new InspectableConsumerBuilder<string, Device>(AnyConsumer);
         ConsumerBuilder<string, Device> returned = builder.SetProtobufValueDeserializer(
-            new FramedDeserializerOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.PrefixOnly });
+            new FramedDeserializerOptions { Framing = { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.PrefixOnly } });
 
         Assert.Same(builder, returned);
         FramedProtobufDeserializer<Device> deserializer = Assert.IsType<FramedProtobufDeserializer<Device>>(builder.Values);

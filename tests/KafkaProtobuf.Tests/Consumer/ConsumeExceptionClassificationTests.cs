@@ -1,6 +1,7 @@
 using System;
 using Confluent.Kafka;
 using Xunit;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Consumer;
 

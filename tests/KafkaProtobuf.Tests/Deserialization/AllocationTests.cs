@@ -2,6 +2,7 @@ using System;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -48,12 +49,12 @@ public class AllocationTests
         {
             if (FrameReader.Default.TryRead(bytes, context, out Frame frame, out FrameError error))
             {
-                foreach (int index in frame.MessageIndexes)
+                foreach (int index in frame.MessageIndexPath)
                 {
                     sum += index;
                 }
 
-                sum += frame.Payload.Length + frame.MessageIndexes.Count + (frame.MessageIndexes.IsFirstMessageType ? 1 : 0);
+                sum += frame.Payload.Length + frame.MessageIndexPath.Count + (frame.MessageIndexPath.IsFirstMessageType ? 1 : 0);
             }
             else
             {

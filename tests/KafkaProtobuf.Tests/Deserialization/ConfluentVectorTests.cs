@@ -2,6 +2,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 
@@ -24,7 +25,7 @@ public class ConfluentVectorTests
 
         Assert.Equal(v.Identifier, frame.SchemaId);
         Assert.Equal(v.Placement, frame.SchemaIdPlacement);
-        Assert.Equal(v.IndexPath, frame.MessageIndexes.ToArray());
+        Assert.Equal(v.IndexPath, frame.MessageIndexPath.ToArray());
         Assert.Equal(v.Payload, frame.Payload.ToArray());
         Assert.Equal(v.Data.Length - v.Payload.Length, frame.PayloadOffset);
     }
@@ -83,7 +84,7 @@ public class ConfluentVectorTests
     public void MapEntryType_TakesTheFirstNestedIndex()
     {
         // Device.labels declares the hidden LabelsEntry first, so Location is [1, 1], not [1, 0].
-        Assert.Equal([1, 1], new FramedProtobufSerializer<Vectors.Telemetry.V1.Device.Types.Location>(SchemaIdentifier.FromId(1)).MessageIndexes);
-        Assert.Equal([1, 2, 0], new FramedProtobufSerializer<Vectors.Telemetry.V1.Device.Types.Firmware.Types.Signature>(SchemaIdentifier.FromId(1)).MessageIndexes);
+        Assert.Equal([1, 1], new FramedProtobufSerializer<Vectors.Telemetry.V1.Device.Types.Location>(SchemaIdentifier.FromId(1)).MessageIndexPath);
+        Assert.Equal([1, 2, 0], new FramedProtobufSerializer<Vectors.Telemetry.V1.Device.Types.Firmware.Types.Signature>(SchemaIdentifier.FromId(1)).MessageIndexPath);
     }
 }

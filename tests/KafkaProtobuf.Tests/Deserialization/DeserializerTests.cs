@@ -2,6 +2,7 @@ using System;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -151,7 +152,7 @@ public class DeserializerTests
     public void PrefixOnly_IgnoresSchemaIdHeaders()
     {
         var headers = new Headers { { SchemaIdHeaderNames.Value, Bytes("00 00000009 00") } };
-        var deserializer = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { SchemaIdLookup = SchemaIdLookup.PrefixOnly });
+        var deserializer = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { Framing = { SchemaIdLookup = SchemaIdLookup.PrefixOnly } });
         Assert.Equal(Sample, deserializer.Deserialize(SampleFrame, false, Value(headers)));
         Assert.Equal(SchemaIdentifier.FromId(42), deserializer.FrameReader.Read(SampleFrame, Value(headers)).SchemaId);
     }
@@ -164,9 +165,9 @@ public class DeserializerTests
     public void LegacyOption_ReadsUnsignedIndexes()
     {
         byte[] frame = [.. Bytes("00 0000002a 01 02"), .. new Alert { DeviceId = "d" }.ToByteArray()];
-        var deserializer = new FramedProtobufDeserializer<Alert>(new FramedDeserializerOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned });
+        var deserializer = new FramedProtobufDeserializer<Alert>(new FramedDeserializerOptions { Framing = { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned } });
         Assert.Equal(new Alert { DeviceId = "d" }, deserializer.Deserialize(frame, false, Value()));
-        Assert.Equal([2], deserializer.FrameReader.Read(frame, Value()).MessageIndexes.ToArray());
+        Assert.Equal([2], deserializer.FrameReader.Read(frame, Value()).MessageIndexPath.ToArray());
     }
 
     [Fact]
@@ -174,8 +175,8 @@ public class DeserializerTests
     {
         var options = new FramedDeserializerOptions();
         var deserializer = new FramedProtobufDeserializer<Reading>(options);
-        options.MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned;
-        options.SchemaIdLookup = SchemaIdLookup.PrefixOnly;
+        options.Framing.MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned;
+        options.Framing.SchemaIdLookup = SchemaIdLookup.PrefixOnly;
         Assert.Equal(MessageIndexEncoding.ZigZag, deserializer.FrameReader.MessageIndexEncoding);
         Assert.Equal(SchemaIdLookup.HeaderThenPrefix, deserializer.FrameReader.SchemaIdLookup);
     }
@@ -184,9 +185,9 @@ public class DeserializerTests
     public void UndefinedOptionValues_AreRejectedAtConstruction()
     {
         Assert.Throws<ArgumentOutOfRangeException>(() =>
-            new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { MessageIndexEncoding = (MessageIndexEncoding)7 }));
+            new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { Framing = { MessageIndexEncoding = (MessageIndexEncoding)7 } }));
         Assert.Throws<ArgumentOutOfRangeException>(() =>
-            new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { SchemaIdLookup = (SchemaIdLookup)7 }));
+            new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { Framing = { SchemaIdLookup = (SchemaIdLookup)7 } }));
     }
 
     [Fact]

@@ -6,6 +6,7 @@ using Google.Protobuf;
 using Vectors.Telemetry.V1;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
+using KafkaProtobuf.Diagnostics;
 
 namespace KafkaProtobuf.Tests.Deserialization;
 

@@ -6,6 +6,8 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Fuzz;
 using KafkaProtobuf.Tests.Support;
 using Tests.Inventory.V1;
 using Vectors.Telemetry.V1;
@@ -59,8 +61,8 @@ public class MultiTypeDeserializerTests
     public void CollidingPathsInTwoFiles_AreResolvedBySchemaId()
     {
         var options = new MultiTypeDeserializerOptions();
-        options.SchemaFiles[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
-        options.SchemaFiles[SchemaIdentifier.FromId(100)] = InventoryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromId(100)] = InventoryReflection.Descriptor;
         var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor, InventoryReflection.Descriptor], options);
 
         IMessage? device = deserializer.Deserialize(Framed(SchemaIdentifier.FromId(1), [1], new Device { Id = "d" }), false, Value());
@@ -74,8 +76,8 @@ public class MultiTypeDeserializerTests
     public void SchemaIdWithNoFile_IsUnknownSchemaId()
     {
         var options = new MultiTypeDeserializerOptions();
-        options.SchemaFiles[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
-        options.SchemaFiles[SchemaIdentifier.FromId(100)] = InventoryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromId(100)] = InventoryReflection.Descriptor;
         var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor, InventoryReflection.Descriptor], options);
         var guid = Guid.Parse("535dfcf3-ca23-439a-a2aa-7cf32e6ddf10");
 
@@ -83,7 +85,7 @@ public class MultiTypeDeserializerTests
             deserializer.Deserialize(Framed(SchemaIdentifier.FromGuid(guid), [1], new Device()), false, Value()));
 
         Assert.Equal(new FrameError(FrameErrorCode.UnknownSchemaId, 17, FrameErrorLocation.RecordData, SchemaIdentifier.FromGuid(guid)), e.Error);
-        Assert.Equal([1], e.MessageIndexes);
+        Assert.Equal([1], e.MessageIndexPath);
         Assert.Contains(guid.ToString(), e.Message, StringComparison.Ordinal);
         Assert.Contains("[1]", e.Message, StringComparison.Ordinal);
     }
@@ -93,7 +95,7 @@ public class MultiTypeDeserializerTests
     {
         // Once the user maps ids, an unmapped one is not silently read in the only file.
         var options = new MultiTypeDeserializerOptions();
-        options.SchemaFiles[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
+        options.WriterSchemas.Files[SchemaIdentifier.FromId(1)] = TelemetryReflection.Descriptor;
         var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], options);
 
         Assert.NotNull(deserializer.Deserialize(Framed(SchemaIdentifier.FromId(1), [0], new Reading()), false, Value()));
@@ -108,7 +110,7 @@ public class MultiTypeDeserializerTests
         var asked = new List<SchemaIdentifier>();
         var options = new MultiTypeDeserializerOptions
         {
-            SchemaFileResolver = id =>
+            WriterSchemas = { Source = new FunctionSchemaSource(id =>
             {
                 lock (asked)
                 {
@@ -116,7 +118,7 @@ public class MultiTypeDeserializerTests
                 }
 
                 return id.Id switch { 7 => TelemetryReflection.Descriptor, 8 => InventoryReflection.Descriptor, _ => null };
-            },
+            }) },
         };
         var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor, InventoryReflection.Descriptor], options);
 
@@ -144,7 +146,7 @@ public class MultiTypeDeserializerTests
         InvalidFrameException e = Assert.Throws<InvalidFrameException>(() => Telemetry.Deserialize(data, false, Value()));
 
         Assert.Equal(new FrameError(FrameErrorCode.UnknownMessageType, 5, FrameErrorLocation.RecordData, SchemaIdentifier.FromId(4)), e.Error);
-        Assert.Equal(path, e.MessageIndexes);
+        Assert.Equal(path, e.MessageIndexPath);
         Assert.Contains("telemetry.proto", e.Message, StringComparison.Ordinal);
     }
 
@@ -195,7 +197,7 @@ public class MultiTypeDeserializerTests
         InvalidFrameException e = Assert.Throws<InvalidFrameException>(() => Telemetry.Deserialize(data, false, Value()));
         Assert.Equal(FrameErrorCode.InvalidPayload, e.ErrorCode);
         Assert.Equal(8, e.Offset);
-        Assert.Equal([1, 1], e.MessageIndexes);
+        Assert.Equal([1, 1], e.MessageIndexPath);
     }
 
     [Fact]
@@ -228,7 +230,7 @@ public class MultiTypeDeserializerTests
     [Fact]
     public async Task OneInstanceSharedByEightThreads_GivesTheSingleThreadedResults()
     {
-        var options = new MultiTypeDeserializerOptions { UnregisteredMessageTypes = UnregisteredMessageTypeHandling.Skip, SchemaFileResolver = _ => TelemetryReflection.Descriptor };
+        var options = new MultiTypeDeserializerOptions { UnregisteredMessageTypes = UnregisteredMessageTypeHandling.Skip, WriterSchemas = { Source = new FunctionSchemaSource(_ => TelemetryReflection.Descriptor) } };
         var deserializer = new MultiTypeProtobufDeserializer([Reading.Descriptor, Device.Descriptor, Alert.Descriptor], options);
         var inputs = ConfluentVector.ByName.Values.Select(v => (v.Data, Context: v.Context())).ToList();
         inputs.Add((Bytes("00 00000001 02 10"), Value()));

@@ -1,6 +1,7 @@
 using System;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -33,8 +34,8 @@ public class WriterTypeAndTryDeserializeTests
             new FramedProtobufDeserializer<Device>(Verify).Deserialize(v.Data, false, v.Context()));
 
         Assert.Equal(new FrameError(FrameErrorCode.UnexpectedMessageType, 17, FrameErrorLocation.SchemaIdHeader, v.Identifier), e.Error);
-        Assert.Equal([1, 1], e.MessageIndexes);
-        Assert.Contains("expected Device at [1]", e.Message, StringComparison.Ordinal);
+        Assert.Equal([1, 1], e.MessageIndexPath);
+        Assert.Contains("expected vectors.telemetry.v1.Device at [1]", e.Message, StringComparison.Ordinal);
     }
 
     [Fact]

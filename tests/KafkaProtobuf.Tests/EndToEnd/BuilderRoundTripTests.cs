@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Testing;
 using Vectors.Telemetry.V1;
 using Xunit;

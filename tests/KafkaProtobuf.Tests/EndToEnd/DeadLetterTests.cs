@@ -6,6 +6,7 @@ using System.Text;
 using System.Threading;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;

@@ -6,6 +6,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Vectors.Telemetry.V1;
 using Xunit;
+using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 

@@ -4,6 +4,8 @@ using System.Linq;
 using System.Text;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;

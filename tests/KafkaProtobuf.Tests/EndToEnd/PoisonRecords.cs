@@ -4,6 +4,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Vectors.Telemetry.V1;
 using static KafkaProtobuf.Tests.Support.Hex;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 

@@ -5,6 +5,8 @@ using System.Text;
 using System.Threading;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
@@ -113,7 +115,7 @@ public sealed class RegistryEndToEndTests(ITestOutputHelper output) : IDisposabl
 
         // By name, in the writer's file from the registry: every record is the reader's type of the same name, same content.
         using var consumerRegistry = new RegistryClient(_registry.Url);
-        var byName = new MultiTypeProtobufDeserializer([Reader.OrdersReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = consumerRegistry.ResolveFile });
+        var byName = new MultiTypeProtobufDeserializer([Reader.OrdersReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = consumerRegistry } });
         var errors = new List<ConsumeException>();
         List<ConsumeResult<Ignore, IMessage>> read = ConsumeAll("orders", byName, count, errors);
         Assert.Empty(errors);

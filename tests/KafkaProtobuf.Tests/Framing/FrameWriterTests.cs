@@ -1,6 +1,7 @@
 using System;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Framing;
 

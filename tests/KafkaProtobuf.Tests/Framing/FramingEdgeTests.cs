@@ -1,5 +1,6 @@
 using System;
 using System.Text;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
@@ -79,7 +80,7 @@ public class FramingEdgeTests
     {
         Frame frame = FrameReader.Default.ReadPrefixed(Bytes("00 0000002a 00"));
         Assert.Equal(Id42, frame.SchemaId);
-        Assert.True(frame.MessageIndexes.IsFirstMessageType);
+        Assert.True(frame.MessageIndexPath.IsFirstMessageType);
         Assert.True(frame.Payload.IsEmpty);
         Assert.Equal(6, frame.PayloadOffset);
     }
@@ -112,7 +113,7 @@ public class FramingEdgeTests
     {
         // zigzag 0xFFFFFFFE = int.MaxValue, the largest index there is.
         Frame frame = FrameReader.Default.ReadPrefixed(Bytes("00 0000002a 02 fe ff ff ff 0f"));
-        Assert.Equal([int.MaxValue], frame.MessageIndexes.ToArray());
+        Assert.Equal([int.MaxValue], frame.MessageIndexPath.ToArray());
     }
 
     [Fact]
@@ -120,7 +121,7 @@ public class FramingEdgeTests
     {
         // 82 00 is count 1 in two bytes; protobuf varints allow redundant continuation bytes.
         Frame frame = FrameReader.Default.ReadPrefixed(Bytes("00 0000002a 82 00 80 00 0a"));
-        Assert.True(frame.MessageIndexes.IsFirstMessageType);
+        Assert.True(frame.MessageIndexPath.IsFirstMessageType);
         Assert.Equal(9, frame.PayloadOffset);
     }
 
@@ -147,9 +148,9 @@ public class FramingEdgeTests
     public void CountOfZero_IsPathZero()
     {
         Frame frame = FrameReader.Default.ReadPrefixed(Bytes("00 0000002a 00 0a 00"));
-        Assert.True(frame.MessageIndexes.IsFirstMessageType);
-        Assert.True(frame.MessageIndexes.IsShortForm);
-        Assert.Equal([0], frame.MessageIndexes.ToArray());
+        Assert.True(frame.MessageIndexPath.IsFirstMessageType);
+        Assert.True(frame.MessageIndexPath.IsShortForm);
+        Assert.Equal([0], frame.MessageIndexPath.ToArray());
         Assert.Equal(6, frame.PayloadOffset);
     }
 
@@ -157,9 +158,9 @@ public class FramingEdgeTests
     public void LongFormZero_IsPathZeroToo()
     {
         Frame frame = FrameReader.Default.ReadPrefixed(Bytes("00 0000002a 02 00 0a 00"));
-        Assert.True(frame.MessageIndexes.IsFirstMessageType);
-        Assert.False(frame.MessageIndexes.IsShortForm);
-        Assert.Equal([0], frame.MessageIndexes.ToArray());
+        Assert.True(frame.MessageIndexPath.IsFirstMessageType);
+        Assert.False(frame.MessageIndexPath.IsShortForm);
+        Assert.Equal([0], frame.MessageIndexPath.ToArray());
         Assert.Equal(7, frame.PayloadOffset);
         Assert.Equal(Bytes("0a 00"), frame.Payload.ToArray());
     }
@@ -233,7 +234,7 @@ public class FramingEdgeTests
 
     // Legacy unsigned encoding: values above int.MaxValue are negative as 32-bit signed numbers.
 
-    private static readonly FramedDeserializerOptions Legacy = new() { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned };
+    private static readonly FramedDeserializerOptions Legacy = new() { Framing = { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned } };
 
     [Fact]
     public void Legacy_CountAboveIntMaxValue_IsNegativeCount() =>
@@ -250,9 +251,9 @@ public class FramingEdgeTests
     [Fact]
     public void Legacy_PathOne_IsZeroOneOne()
     {
-        var reader = new FrameReader(MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup.HeaderThenPrefix);
+        var reader = new FrameReader(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.HeaderThenPrefix });
         Frame frame = reader.ReadPrefixed(Bytes("00 0000002a 01 01 0a 00"));
-        Assert.Equal([1], frame.MessageIndexes.ToArray());
+        Assert.Equal([1], frame.MessageIndexPath.ToArray());
         Assert.Equal(7, frame.PayloadOffset);
 
         // Read as zigzag, the same bytes are count -1: the encodings cannot be told apart, hence the option.

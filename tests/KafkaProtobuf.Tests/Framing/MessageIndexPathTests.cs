@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Framing;
 
@@ -13,7 +14,7 @@ public class MessageIndexPathTests
     public void Enumeration_YieldsTopLevelFirst()
     {
         var seen = new List<int>();
-        foreach (int index in Read("00 00000001 06 02 04 00").MessageIndexes)
+        foreach (int index in Read("00 00000001 06 02 04 00").MessageIndexPath)
         {
             seen.Add(index);
         }
@@ -24,7 +25,7 @@ public class MessageIndexPathTests
     [Fact]
     public void Indexer_ReadsEachDepth()
     {
-        MessageIndexPath path = Read("00 00000001 06 02 fe ff ff ff 0f 00").MessageIndexes;
+        MessageIndexPath path = Read("00 00000001 06 02 fe ff ff ff 0f 00").MessageIndexPath;
         Assert.Equal(3, path.Count);
         Assert.Equal(1, path[0]);
         Assert.Equal(int.MaxValue, path[1]);
@@ -34,21 +35,21 @@ public class MessageIndexPathTests
     [Fact]
     public void Indexer_OutsideThePath_IsArgumentOutOfRange()
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => Read("00 00000001 04 02 04").MessageIndexes[2]);
-        Assert.Throws<ArgumentOutOfRangeException>(() => Read("00 00000001 00").MessageIndexes[-1]);
+        Assert.Throws<ArgumentOutOfRangeException>(() => Read("00 00000001 04 02 04").MessageIndexPath[2]);
+        Assert.Throws<ArgumentOutOfRangeException>(() => Read("00 00000001 00").MessageIndexPath[-1]);
     }
 
     [Fact]
     public void ToString_ShowsThePath()
     {
-        Assert.Equal("[1, 2, 0]", Read("00 00000001 06 02 04 00").MessageIndexes.ToString());
-        Assert.Equal("[0]", Read("00 00000001 00").MessageIndexes.ToString());
+        Assert.Equal("[1, 2, 0]", Read("00 00000001 06 02 04 00").MessageIndexPath.ToString());
+        Assert.Equal("[0]", Read("00 00000001 00").MessageIndexPath.ToString());
     }
 
     [Fact]
     public void SequenceEqual_ComparesWithoutAllocating()
     {
-        MessageIndexPath path = Read("00 00000001 04 02 04").MessageIndexes;
+        MessageIndexPath path = Read("00 00000001 04 02 04").MessageIndexPath;
         Assert.True(path.SequenceEqual([1, 2]));
         Assert.False(path.SequenceEqual([1]));
         Assert.False(path.SequenceEqual([1, 3]));
@@ -59,15 +60,15 @@ public class MessageIndexPathTests
     public void CopyTo_ShortDestination_IsRejected()
     {
         byte[] frame = Bytes("00 00000001 04 02 04");
-        Assert.Throws<ArgumentException>(() => FrameReader.Default.ReadPrefixed(frame).MessageIndexes.CopyTo(new int[1]));
-        Assert.Equal(2, FrameReader.Default.ReadPrefixed(frame).MessageIndexes.CopyTo(new int[2]));
+        Assert.Throws<ArgumentException>(() => FrameReader.Default.ReadPrefixed(frame).MessageIndexPath.CopyTo(new int[1]));
+        Assert.Equal(2, FrameReader.Default.ReadPrefixed(frame).MessageIndexPath.CopyTo(new int[2]));
     }
 
     [Fact]
     public void IsFirstMessageType_IsFalseForOtherPaths()
     {
-        Assert.False(Read("00 00000001 02 02").MessageIndexes.IsFirstMessageType);
-        Assert.False(Read("00 00000001 04 00 00").MessageIndexes.IsFirstMessageType); // [0, 0] is a nested type
+        Assert.False(Read("00 00000001 02 02").MessageIndexPath.IsFirstMessageType);
+        Assert.False(Read("00 00000001 04 00 00").MessageIndexPath.IsFirstMessageType); // [0, 0] is a nested type
     }
 
     [Fact]

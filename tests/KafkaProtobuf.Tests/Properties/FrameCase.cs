@@ -2,6 +2,7 @@ using System;
 using System.Linq;
 using Confluent.Kafka;
 using CsCheck;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Properties;
 
@@ -49,7 +50,7 @@ public sealed record FrameCase(
     /// <summary>The schema-id header value, or null in prefix placement.</summary>
     public byte[]? Header => Placement == SchemaIdPlacement.Header ? SchemaIdAndIndexes : null;
 
-    public FrameReader Reader => new(Encoding, SchemaIdLookup.HeaderThenPrefix);
+    public FrameReader Reader => new(new FramingOptions { MessageIndexEncoding = Encoding });
 
     public static SerializationContext Context(MessageComponentType component, byte[]? header)
     {

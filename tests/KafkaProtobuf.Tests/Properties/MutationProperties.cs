@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using CsCheck;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -90,7 +91,7 @@ public class MutationProperties
                 if (ok)
                 {
                     Assert.Equal(expected.SchemaId, frame.SchemaId);
-                    Assert.Equal(expected.Path, frame.MessageIndexes.ToArray());
+                    Assert.Equal(expected.Path, frame.MessageIndexPath.ToArray());
                     Assert.Equal(expected.PayloadOffset, frame.PayloadOffset);
                     Assert.Equal(expected.Placement, frame.SchemaIdPlacement);
                     Assert.Equal(m.Data.Length - expected.PayloadOffset, frame.Payload.Length);
@@ -111,7 +112,7 @@ public class MutationProperties
             m =>
             {
                 SerializationContext context = FrameCase.Context(m.Original.Component, m.Header);
-                var options = new FramedDeserializerOptions { MessageIndexEncoding = m.Original.Encoding };
+                var options = new FramedDeserializerOptions { Framing = { MessageIndexEncoding = m.Original.Encoding } };
                 AssertMessageOrOurs(() => new FramedProtobufDeserializer<Reading>(options).Deserialize(m.Data, false, context));
                 AssertMessageOrOurs(() => new FramedProtobufDeserializer<Device>(options).Deserialize(m.Data, false, context));
 

@@ -1,5 +1,6 @@
 using System;
 using CsCheck;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 
@@ -23,9 +24,9 @@ public class RoundTripProperties
                     error.ToString());
                 Assert.Equal(c.SchemaId, frame.SchemaId);
                 Assert.Equal(c.Placement, frame.SchemaIdPlacement);
-                Assert.True(frame.MessageIndexes.SequenceEqual(c.Path));
-                Assert.Equal(c.Path, frame.MessageIndexes.ToArray());
-                Assert.Equal(c.Path.Length == 1 && c.Path[0] == 0, frame.MessageIndexes.IsFirstMessageType);
+                Assert.True(frame.MessageIndexPath.SequenceEqual(c.Path));
+                Assert.Equal(c.Path, frame.MessageIndexPath.ToArray());
+                Assert.Equal(c.Path.Length == 1 && c.Path[0] == 0, frame.MessageIndexPath.IsFirstMessageType);
                 Assert.Equal(c.Payload, frame.Payload.ToArray());
                 Assert.Equal(c.Data.Length - c.Payload.Length, frame.PayloadOffset);
             },

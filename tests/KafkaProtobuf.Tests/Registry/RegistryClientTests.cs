@@ -72,7 +72,34 @@ public sealed class RegistryClientTests : IDisposable
         Assert.Equal("shop.v1.Money", file.MessageTypes[0].FindFieldByName("total").MessageType.FullName);
         FileDescriptor byGuid = await client.GetFileAsync(SchemaIdentifier.FromGuid(registered.Guid!.Value));
         Assert.Equal(file.MessageTypes.Select(m => m.FullName), byGuid.MessageTypes.Select(m => m.FullName));
-        Assert.Same(file, client.ResolveFile(SchemaIdentifier.FromId(registered.Id.Value))); // cached
+    }
+
+    [Fact]
+    public async Task TheClientKeepsNoAnswers_EveryCallAsksTheRegistry()
+    {
+        // Caching is the deserializers' (WriterSchemaOptions.CacheCapacity): one owner, one capacity setting.
+        using RegistryClient client = Client();
+        int id = (await RegisterOrders(client)).Id!.Value;
+        _registry.ResetRequestCounts();
+
+        FileDescriptor first = await client.GetFileAsync(SchemaIdentifier.FromId(id));
+        FileDescriptor second = await client.GetFileAsync(SchemaIdentifier.FromId(id));
+
+        Assert.NotSame(first, second);
+        Assert.Equal(2, _registry.RequestCount("/schemas/ids/" + id));
+    }
+
+    [Fact]
+    public async Task AsASchemaSource_AnUnknownIdIsNull_AndAFailureThrows()
+    {
+        using RegistryClient client = Client(o => o.MaxRetries = 0);
+        int id = (await RegisterOrders(client)).Id!.Value;
+        ISchemaFileSource source = client;
+
+        Assert.Equal(3, (await source.GetSchemaFileAsync(SchemaIdentifier.FromId(id), default))!.MessageTypes.Count);
+        Assert.Null(await source.GetSchemaFileAsync(SchemaIdentifier.FromId(77), default)); // unknown: the record is bad data
+        _registry.Stop();
+        await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => source.GetSchemaFileAsync(SchemaIdentifier.FromId(id), default)); // a failure, not "unknown"
     }
 
     [Fact]
@@ -110,7 +137,6 @@ public sealed class RegistryClientTests : IDisposable
             client.RegisterAsync("orders-value", Base64(Writer.CommonReflection.Descriptor), "PROTOBUF", [], normalize: false));
         Assert.Equal(409, conflict.StatusCode);
         Assert.Equal(40901, conflict.ErrorCode);
-        Assert.Null(client.ResolveFile(SchemaIdentifier.FromId(77))); // unknown id: null, the record is bad data
     }
 
     [Fact]
@@ -141,19 +167,9 @@ public sealed class RegistryClientTests : IDisposable
         SchemaRegistryRequestException down = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => reader.GetFileAsync(SchemaIdentifier.FromId(id)));
         Assert.Null(down.StatusCode);
         Assert.IsAssignableFrom<System.Net.Http.HttpRequestException>(down.InnerException);
-        Assert.Throws<SchemaRegistryRequestException>(() => reader.ResolveFile(SchemaIdentifier.FromId(id))); // a failure, not "unknown"
 
         _registry.StartAgain();
         Assert.Equal(3, (await reader.GetFileAsync(SchemaIdentifier.FromId(id))).MessageTypes.Count);
-    }
-
-    [Fact]
-    public async Task FailureCacheTime_RemembersAFailureForAWhile()
-    {
-        using RegistryClient client = Client(o => { o.MaxRetries = 0; o.FailureCacheTime = TimeSpan.FromMinutes(5); });
-        await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => client.GetSchemaAsync(9));
-        await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => client.GetSchemaAsync(9));
-        Assert.Equal(1, _registry.RequestCount("/schemas/ids/9"));
     }
 
     [Fact]
@@ -204,15 +220,19 @@ public sealed class RegistryClientTests : IDisposable
     }
 
     [Fact]
-    public async Task WarmUp_FillsTheCaches_SoResolvingMakesNoRequest()
+    public async Task WarmingUpADeserializer_ByTheLatestVersionsId_LeavesItsRecordsNothingToAsk()
     {
         using RegistryClient setup = Client();
         int id = (await RegisterOrders(setup)).Id!.Value;
         using RegistryClient client = Client();
-        await client.WarmUpAsync([], ["orders-value"]);
-        _registry.ResetRequestCounts();
+        var deserializer = new MultiTypeProtobufDeserializer([Writer.OrdersReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = client } });
 
-        Assert.NotNull(client.ResolveFile(SchemaIdentifier.FromId(id)));
+        int latest = (await client.GetLatestVersionAsync("orders-value")).Id!.Value;
+        Assert.Empty(await deserializer.WarmUpAsync([SchemaIdentifier.FromId(latest)]));
+        _registry.ResetRequestCounts();
+        byte[] record = new FramedProtobufSerializer<Writer.OrderCancelled>(SchemaIdentifier.FromId(id)).Serialize(new Writer.OrderCancelled { OrderId = "o-1" }, default)!;
+
+        Assert.IsType<Writer.OrderCancelled>(deserializer.Deserialize(record, false, new Confluent.Kafka.SerializationContext(Confluent.Kafka.MessageComponentType.Value, "orders")));
         Assert.Equal(0, _registry.TotalRequestCount);
     }
 
@@ -223,6 +243,5 @@ public sealed class RegistryClientTests : IDisposable
         Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, BasicAuthUserInfo = "no-colon" }));
         Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, BasicAuthUserInfo = "a:b", BearerToken = _ => Task.FromResult("t") }));
         Assert.Throws<ArgumentOutOfRangeException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, RequestTimeout = TimeSpan.Zero }));
-        Assert.Throws<ArgumentOutOfRangeException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, CacheCapacity = 0 }));
     }
 }

@@ -5,6 +5,8 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Fuzz;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -34,7 +36,7 @@ public class ResolveByNameTests
     {
         var deserializer = new MultiTypeProtobufDeserializer(
             [TelemetryReflection.Descriptor],
-            new MultiTypeDeserializerOptions { SchemaFileResolver = id => id.Id == 5 ? Writer : null });
+            new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(id => id.Id == 5 ? Writer : null) } });
 
         Assert.Equal(AnAlert, deserializer.Deserialize(Frame(5, [0x00], AnAlert), false, Value));          // [0] in the writer's file
         Assert.Equal(AReading, deserializer.Deserialize(Frame(5, [0x02, 0x04], AReading), false, Value));   // [2]
@@ -55,14 +57,14 @@ public class ResolveByNameTests
     [Fact]
     public void AWriterTypeTheReaderWasNotGiven_IsUnregistered_OrSkippedNamingTheWritersType()
     {
-        var only = new MultiTypeProtobufDeserializer([Reading.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => Writer });
+        var only = new MultiTypeProtobufDeserializer([Reading.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => Writer) } });
         InvalidFrameException e = Assert.Throws<InvalidFrameException>(() => only.Deserialize(Frame(5, [0x00], AnAlert), false, Value));
         Assert.Equal(FrameErrorCode.UnregisteredMessageType, e.ErrorCode);
         Assert.Contains("the record is a vectors.telemetry.v1.Alert", e.Message, StringComparison.Ordinal);
 
         var skipping = new MultiTypeProtobufDeserializer(
             [Reading.Descriptor],
-            new MultiTypeDeserializerOptions { SchemaFileResolver = _ => Writer, UnregisteredMessageTypes = UnregisteredMessageTypeHandling.Skip });
+            new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => Writer) }, UnregisteredMessageTypes = UnregisteredMessageTypeHandling.Skip });
         SkippedMessage skipped = Assert.IsType<SkippedMessage>(skipping.Deserialize(Frame(5, [0x00], AnAlert), false, Value));
         Assert.Equal("vectors.telemetry.v1.Alert", skipped.WriterType.FullName);
     }
@@ -70,7 +72,7 @@ public class ResolveByNameTests
     [Fact]
     public void TypedDeserializer_VerifyWriterTypeWithAResolver_ComparesByNameAndSurvivesReordering()
     {
-        var options = new FramedDeserializerOptions { VerifyWriterType = true, SchemaFileResolver = _ => Writer };
+        var options = new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = new FunctionSchemaSource(_ => Writer) } };
         var readings = new FramedProtobufDeserializer<Reading>(options);
 
         Assert.Equal(AReading, readings.Deserialize(Frame(5, [0x02, 0x04], AReading), false, Value)); // [2] is Reading in the writer's file
@@ -86,7 +88,7 @@ public class ResolveByNameTests
     [Fact]
     public void TypedDeserializer_UnknownIdOrPath_HaveTheirOwnCodes()
     {
-        var readings = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, SchemaFileResolver = id => id.Id == 5 ? Writer : null });
+        var readings = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = new FunctionSchemaSource(id => id.Id == 5 ? Writer : null) } });
 
         Assert.False(readings.TryDeserialize(Frame(6, [0x00], AReading), false, Value, out _, out FrameError unknownId));
         Assert.Equal(FrameErrorCode.UnknownSchemaId, unknownId.Code);
@@ -98,8 +100,8 @@ public class ResolveByNameTests
     [Fact]
     public void ResolvedHotPath_AllocatesOnlyTheMessage()
     {
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => Writer });
-        var typed = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, VerifyWriterSchema = true, SchemaFileResolver = _ => Writer });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => Writer) } });
+        var typed = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = new FunctionSchemaSource(_ => Writer), VerifyCompatibility = true } });
         byte[] frame = Frame(5, [0x02, 0x04], AReading);
         byte[] payload = AReading.ToByteArray();
 

@@ -7,6 +7,10 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Vectors.Telemetry.V1;
 using Xunit;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Diagnostics;
+using KafkaProtobuf.Framing;
+using KafkaProtobuf.Fuzz;
 
 namespace KafkaProtobuf.Tests.Resolution;
 
@@ -37,7 +41,7 @@ public class SchemaUnavailableTests
     public void MultiType_ResolverThrows_SchemaUnavailable_ThenRecoversWhenTheSourceIsBack()
     {
         var source = new FlakySource();
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = source.Resolve });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(source.Resolve) } });
 
         SchemaUnavailableException e = Assert.Throws<SchemaUnavailableException>(() => deserializer.Deserialize(Frame, false, Value));
         Assert.Equal(SchemaIdentifier.FromId(9), e.SchemaId);
@@ -60,7 +64,7 @@ public class SchemaUnavailableTests
     public void Typed_ResolverThrows_SchemaUnavailable()
     {
         var source = new FlakySource();
-        var deserializer = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, SchemaFileResolver = source.Resolve });
+        var deserializer = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = new FunctionSchemaSource(source.Resolve) } });
         Assert.Throws<SchemaUnavailableException>(() => deserializer.Deserialize(Frame, false, Value));
         Assert.IsType<SchemaUnavailableException>(deserializer.DeserializeAsync(Frame, false, Value).Exception!.InnerException);
         source.Down = false;
@@ -71,7 +75,7 @@ public class SchemaUnavailableTests
     public void UnavailableSchemas_AreCountedApart_NotAsFailedRecords()
     {
         var source = new FlakySource();
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = source.Resolve });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(source.Resolve) } });
         var counts = new Dictionary<string, long>();
         using var listener = new MeterListener();
         listener.InstrumentPublished = (instrument, l) =>

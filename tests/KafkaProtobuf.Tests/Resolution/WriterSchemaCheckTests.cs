@@ -3,6 +3,7 @@ using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Fuzz;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -10,7 +11,7 @@ using Xunit;
 namespace KafkaProtobuf.Tests.Resolution;
 
 /// <summary>
-/// VerifyWriterSchema: a writer's type whose field number has another wire type than the reader's fails with its own
+/// VerifyCompatibility: a writer's type whose field number has another wire type than the reader's fails with its own
 /// code, once, before any record of it is parsed; added and removed fields pass.
 /// </summary>
 public class WriterSchemaCheckTests
@@ -39,7 +40,7 @@ public class WriterSchemaCheckTests
     {
         // Writer: Reading.delta (field 3) is a string; the reader's is sint64.
         FileDescriptor writer = WriterWith("Reading", r => r.Field.Single(f => f.Number == 3).Type = FieldDescriptorProto.Types.Type.String);
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => writer, VerifyWriterSchema = true });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => writer), VerifyCompatibility = true } });
 
         InvalidFrameException e = Assert.Throws<InvalidFrameException>(() => deserializer.Deserialize(ReadingFrame, false, Value));
         Assert.Equal(FrameErrorCode.IncompatibleWriterSchema, e.ErrorCode);
@@ -52,7 +53,7 @@ public class WriterSchemaCheckTests
     {
         // Device.Location.lat (double) written as a float: 32-bit against 64-bit, two levels down.
         FileDescriptor writer = WriterWith("Device.Location", l => l.Field.Single(f => f.Name == "lat").Type = FieldDescriptorProto.Types.Type.Float);
-        var typed = new FramedProtobufDeserializer<Device>(new FramedDeserializerOptions { SchemaFileResolver = _ => writer, VerifyWriterSchema = true });
+        var typed = new FramedProtobufDeserializer<Device>(new FramedDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => writer), VerifyCompatibility = true } });
         byte[] frame = [0x00, 0, 0, 0, 3, 0x02, 0x02, .. new Device { Id = "d" }.ToByteArray()];
 
         Assert.False(typed.TryDeserialize(frame, false, Value, out _, out FrameError error));
@@ -65,7 +66,7 @@ public class WriterSchemaCheckTests
     public void TheFaultIsReportedBeforeAnyParse_EvenForAPayloadThatWouldNotParse()
     {
         FileDescriptor writer = WriterWith("Reading", r => r.Field.Single(f => f.Number == 3).Type = FieldDescriptorProto.Types.Type.String);
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => writer, VerifyWriterSchema = true });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => writer), VerifyCompatibility = true } });
         Assert.False(deserializer.TryDeserialize([0x00, 0, 0, 0, 3, 0x00, 0xff], false, Value, out _, out FrameError error));
         Assert.Equal(FrameErrorCode.IncompatibleWriterSchema, error.Code);
     }
@@ -80,7 +81,7 @@ public class WriterSchemaCheckTests
             r.Field.Single(f => f.Number == 2).JsonName = "reading";
             r.Field.Add(new FieldDescriptorProto { Name = "unit", JsonName = "unit", Number = 9, Type = FieldDescriptorProto.Types.Type.String, Label = FieldDescriptorProto.Types.Label.Optional }); // added
         });
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => writer, VerifyWriterSchema = true });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => writer), VerifyCompatibility = true } });
         Assert.IsType<Reading>(deserializer.Deserialize(ReadingFrame, false, Value));
     }
 
@@ -88,14 +89,14 @@ public class WriterSchemaCheckTests
     public void WithoutTheCheck_TheIncompatibleWriterIsParsedAsBefore()
     {
         FileDescriptor writer = WriterWith("Reading", r => r.Field.Single(f => f.Number == 3).Type = FieldDescriptorProto.Types.Type.String);
-        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => writer });
+        var deserializer = new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => writer) } });
         Assert.IsType<Reading>(deserializer.Deserialize(ReadingFrame, false, Value));
     }
 
     [Fact]
-    public void TypedVerifyWriterSchema_NeedsAResolver()
+    public void TypedVerifyCompatibility_NeedsTheWritersFiles()
     {
-        ArgumentException e = Assert.Throws<ArgumentException>(() => new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterSchema = true }));
-        Assert.Contains("SchemaFileResolver", e.Message, StringComparison.Ordinal);
+        ArgumentException e = Assert.Throws<ArgumentException>(() => new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { WriterSchemas = { VerifyCompatibility = true } }));
+        Assert.Contains("WriterSchemas.Source", e.Message, StringComparison.Ordinal);
     }
 }

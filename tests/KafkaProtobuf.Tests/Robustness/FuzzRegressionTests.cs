@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Linq;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Fuzz;
 using Xunit;
 

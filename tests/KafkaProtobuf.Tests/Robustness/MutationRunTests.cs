@@ -4,6 +4,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Linq;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -43,8 +44,8 @@ public class MutationRunTests(ITestOutputHelper output)
         var random = new Random(Seed);
         var byCode = new SortedDictionary<string, long>(StringComparer.Ordinal);
         var byMutation = new long[Enum.GetValues<Mutation>().Length];
-        var zigzag = new FrameReader(MessageIndexEncoding.ZigZag, SchemaIdLookup.HeaderThenPrefix);
-        var legacy = new FrameReader(MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup.HeaderThenPrefix);
+        var zigzag = new FrameReader(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.ZigZag, SchemaIdLookup = SchemaIdLookup.HeaderThenPrefix });
+        var legacy = new FrameReader(new FramingOptions { MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned, SchemaIdLookup = SchemaIdLookup.HeaderThenPrefix });
         var devices = new FramedProtobufDeserializer<Device>();
         var clock = Stopwatch.StartNew();
 
@@ -87,7 +88,7 @@ public class MutationRunTests(ITestOutputHelper output)
             if (ok)
             {
                 Assert.True(expected.SchemaId == frame.SchemaId, what);
-                Assert.True(frame.MessageIndexes.SequenceEqual(expected.Path), what);
+                Assert.True(frame.MessageIndexPath.SequenceEqual(expected.Path), what);
                 Assert.True(expected.PayloadOffset == frame.PayloadOffset && data.Length - expected.PayloadOffset == frame.Payload.Length, what);
                 Count(byCode, "valid");
             }

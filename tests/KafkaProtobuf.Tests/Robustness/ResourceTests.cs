@@ -2,6 +2,7 @@ using System;
 using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Fuzz;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -75,7 +76,7 @@ public class ResourceTests
         for (int run = 0; run < 3; run++)
         {
             var deserializer = new MultiTypeProtobufDeserializer(
-                [Reading.Descriptor], new MultiTypeDeserializerOptions { SchemaFileResolver = _ => TelemetryReflection.Descriptor });
+                [Reading.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = new FunctionSchemaSource(_ => TelemetryReflection.Descriptor) } });
             for (int id = 1; id <= Ids; id++)
             {
                 byte[] frame = [0x00, (byte)(id >> 24), (byte)(id >> 16), (byte)(id >> 8), (byte)id, 0x00, 0x0a, 0x01, 0x41];

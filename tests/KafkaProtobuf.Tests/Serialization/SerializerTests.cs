@@ -3,6 +3,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -165,11 +166,11 @@ public class SerializerTests
             var serializerOptions = new FramedSerializerOptions { SchemaIdPlacement = placement, MessageIndexEncoding = encoding };
 
             byte[] data = type.Serialize(message, Id42, serializerOptions, context)!;
-            IMessage? back = type.Deserialize(data, context, new FramedDeserializerOptions { MessageIndexEncoding = encoding });
+            IMessage? back = type.Deserialize(data, context, new FramedDeserializerOptions { Framing = { MessageIndexEncoding = encoding } });
 
             Assert.Equal(message, back);
-            Frame frame = new FrameReader(encoding, SchemaIdLookup.HeaderThenPrefix).Read(data, context);
-            Assert.Equal(v.IndexPath, frame.MessageIndexes.ToArray());
+            Frame frame = new FrameReader(new FramingOptions { MessageIndexEncoding = encoding, SchemaIdLookup = SchemaIdLookup.HeaderThenPrefix }).Read(data, context);
+            Assert.Equal(v.IndexPath, frame.MessageIndexPath.ToArray());
             Assert.Equal(placement, frame.SchemaIdPlacement);
         }
     }

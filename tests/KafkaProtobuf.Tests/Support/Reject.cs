@@ -3,6 +3,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Vectors.Telemetry.V1;
 using Xunit;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Support;
 
@@ -38,9 +39,7 @@ public static class Reject
         FrameErrorLocation location = schemaIdHeader is null ? FrameErrorLocation.RecordData : FrameErrorLocation.SchemaIdHeader;
         var expected = new FrameError(code, offset, location, schemaId);
         SerializationContext context = Context(component, schemaIdHeader);
-        var reader = new FrameReader(
-            options?.MessageIndexEncoding ?? MessageIndexEncoding.ZigZag,
-            options?.SchemaIdLookup ?? SchemaIdLookup.HeaderThenPrefix);
+        var reader = new FrameReader(options?.Framing ?? new FramingOptions());
 
         Assert.False(reader.TryRead(data, context, out _, out FrameError error));
         Assert.Equal(expected, error);

@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Vectors.Telemetry.V1;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Support;
 
@@ -51,6 +52,6 @@ public static class TelemetryTypes
         public byte[]? Serialize(IMessage message, SchemaIdentifier schemaId, FramedSerializerOptions options, SerializationContext context) =>
             new FramedProtobufSerializer<T>(schemaId, options).Serialize((T)message, context);
 
-        public IReadOnlyList<int> SerializerPath(SchemaIdentifier schemaId) => new FramedProtobufSerializer<T>(schemaId).MessageIndexes;
+        public IReadOnlyList<int> SerializerPath(SchemaIdentifier schemaId) => new FramedProtobufSerializer<T>(schemaId).MessageIndexPath;
     }
 }

@@ -9,6 +9,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Vectors.Telemetry.V1;
 using Xunit;
+using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Tool;
 

@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 

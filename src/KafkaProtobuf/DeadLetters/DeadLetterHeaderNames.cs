@@ -1,0 +1,29 @@
+namespace KafkaProtobuf.DeadLetters;
+
+/// <summary>
+/// Headers <see cref="DeadLetterExtensions"/> appends to a dead-lettered record, after the original headers. Values are
+/// UTF-8 text.
+/// </summary>
+public static class DeadLetterHeaderNames
+{
+    /// <summary>The <see cref="FrameErrorCode"/> name (e.g. <c>UnknownMagicByte</c>), or the exception type for other failures.</summary>
+    public const string ErrorCode = "kafkaprotobuf.error.code";
+
+    /// <summary>The exception message.</summary>
+    public const string ErrorMessage = "kafkaprotobuf.error.message";
+
+    /// <summary>Which component failed: <c>key</c> or <c>value</c>.</summary>
+    public const string Component = "kafkaprotobuf.error.component";
+
+    /// <summary>The byte offset of the fault (<see cref="InvalidFrameException.Offset"/>), when known.</summary>
+    public const string ErrorOffset = "kafkaprotobuf.error.offset";
+
+    /// <summary>The topic the record was consumed from.</summary>
+    public const string SourceTopic = "kafkaprotobuf.source.topic";
+
+    /// <summary>The partition the record was consumed from.</summary>
+    public const string SourcePartition = "kafkaprotobuf.source.partition";
+
+    /// <summary>The record's offset in its partition.</summary>
+    public const string SourceOffset = "kafkaprotobuf.source.offset";
+}

@@ -1,0 +1,68 @@
+using System;
+using System.Globalization;
+using System.Text;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.DeadLetters;
+
+/// <summary>The dead letter of a record a consumer could not deserialize: the record, byte for byte, with the failure in headers.</summary>
+public static class DeadLetterMessages
+{
+    /// <summary>
+    /// The dead-letter message for a record that failed to deserialize: its original key, value and headers, unchanged,
+    /// followed by the <see cref="DeadLetterHeaderNames"/> headers.
+    /// </summary>
+    /// <param name="exception">A deserialization failure (<see cref="ConsumeExceptionExtensions.IsDeserializationFailure"/>).</param>
+    /// <returns>The message to produce to the dead-letter topic.</returns>
+    /// <exception cref="ArgumentException">The exception is not a deserialization failure.</exception>
+    public static Message<byte[], byte[]> ToDeadLetterMessage(this ConsumeException exception)
+    {
+        if (exception is null)
+        {
+            throw new ArgumentNullException(nameof(exception));
+        }
+
+        if (!exception.IsDeserializationFailure())
+        {
+            throw new ArgumentException(
+                exception.IsSchemaUnavailable()
+                    ? "The record's writer's schema could not be obtained; the record is not bad data and must not be dead-lettered: seek back to it and consume it again."
+                    : "Only key and value deserialization failures carry the raw record.",
+                nameof(exception));
+        }
+
+        ConsumeResult<byte[], byte[]> record = exception.ConsumerRecord;
+        var headers = new Headers();
+        if (record.Message.Headers is { } original)
+        {
+            foreach (IHeader header in original)
+            {
+                headers.Add(header.Key, header.GetValueBytes());
+            }
+        }
+
+        Exception? cause = exception.InnerException;
+        var frameError = cause as InvalidFrameException;
+        Add(headers, DeadLetterHeaderNames.ErrorCode, frameError?.ErrorCode.ToString() ?? cause?.GetType().Name ?? exception.Error.Code.ToString());
+        Add(headers, DeadLetterHeaderNames.ErrorMessage, cause?.Message ?? exception.Message);
+        Add(headers, DeadLetterHeaderNames.Component, exception.Error.Code == ErrorCode.Local_KeyDeserialization ? "key" : "value");
+        if (frameError is not null)
+        {
+            Add(headers, DeadLetterHeaderNames.ErrorOffset, frameError.Offset.ToString(CultureInfo.InvariantCulture));
+        }
+
+        Add(headers, DeadLetterHeaderNames.SourceTopic, record.Topic);
+        Add(headers, DeadLetterHeaderNames.SourcePartition, record.Partition.Value.ToString(CultureInfo.InvariantCulture));
+        Add(headers, DeadLetterHeaderNames.SourceOffset, record.Offset.Value.ToString(CultureInfo.InvariantCulture));
+
+        return new Message<byte[], byte[]>
+        {
+            Key = record.Message.Key,
+            Value = record.Message.Value,
+            Headers = headers,
+            Timestamp = record.Message.Timestamp,
+        };
+    }
+
+    private static void Add(Headers headers, string name, string value) => headers.Add(name, Encoding.UTF8.GetBytes(value));
+}

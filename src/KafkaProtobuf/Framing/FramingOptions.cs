@@ -1,0 +1,44 @@
+using KafkaProtobuf.Framing;
+
+namespace KafkaProtobuf;
+
+/// <summary>
+/// The variant of Schema Registry framing records are written in: where the schema identifier is looked for, how the
+/// message-index path is encoded, and whether there is one. The defaults read what every current Confluent serializer
+/// writes; change them only for topics known to be written otherwise. One type for <see cref="FrameReader"/>, both
+/// deserializers' options and the <c>kafka-protobuf</c> tool; a reader or deserializer copies the values when it is
+/// created.
+/// </summary>
+public sealed class FramingOptions
+{
+    /// <summary>
+    /// Where to look for the schema identifier. Default <see cref="SchemaIdLookup.HeaderThenPrefix"/> (Confluent's
+    /// <c>Dual</c> rule); <see cref="SchemaIdLookup.PrefixOnly"/> ignores schema-id headers.
+    /// </summary>
+    public SchemaIdLookup SchemaIdLookup { get; set; } = SchemaIdLookup.HeaderThenPrefix;
+
+    /// <summary>
+    /// How message indexes are encoded. Default <see cref="MessageIndexEncoding.ZigZag"/>, what every current
+    /// Confluent serializer writes; choose <see cref="MessageIndexEncoding.LegacyUnsigned"/> only for topics written
+    /// with the deprecated format (Confluent clients before 5.5).
+    /// </summary>
+    public MessageIndexEncoding MessageIndexEncoding { get; set; } = MessageIndexEncoding.ZigZag;
+
+    /// <summary>
+    /// Whether records carry a message-index path. Default <see cref="MessageIndexPresence.Present"/>; choose
+    /// <see cref="MessageIndexPresence.Absent"/> only for topics written by KafkaJS's registry client
+    /// (<c>@kafkajs/confluent-schema-registry</c>), which puts the payload right after the schema id. Never guessed:
+    /// without it such records are rejected (their first payload byte reads as an index count). Cannot be combined
+    /// with <see cref="MessageIndexEncoding.LegacyUnsigned"/>.
+    /// </summary>
+    public MessageIndexPresence MessageIndexPresence { get; set; } = MessageIndexPresence.Present;
+
+    /// <summary>Whether these are the defaults, which <see cref="FrameReader.Default"/> reads.</summary>
+    internal bool IsDefault =>
+        SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix && MessageIndexEncoding == MessageIndexEncoding.ZigZag && MessageIndexPresence == MessageIndexPresence.Present;
+
+    /// <summary>A reader for these options: the shared default one when they are the defaults.</summary>
+    /// <exception cref="System.ArgumentOutOfRangeException">A value is not defined.</exception>
+    /// <exception cref="System.ArgumentException">An impossible combination.</exception>
+    internal FrameReader CreateReader() => IsDefault ? FrameReader.Default : new FrameReader(this);
+}
