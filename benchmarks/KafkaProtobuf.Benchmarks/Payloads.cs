@@ -3,9 +3,9 @@ using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
-using Timestamp = Google.Protobuf.WellKnownTypes.Timestamp;
 using KafkaProtobuf.Benchmarks.AddressBook;
 using KafkaProtobuf.Framing;
+using Timestamp = Google.Protobuf.WellKnownTypes.Timestamp;
 
 namespace KafkaProtobuf.Benchmarks;
 

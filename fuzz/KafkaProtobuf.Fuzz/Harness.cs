@@ -2,9 +2,9 @@ using System;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Framing;
 using Tests.Inventory.V1;
 using Vectors.Telemetry.V1;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Fuzz;
 

@@ -4,8 +4,8 @@
 using System;
 using Confluent.Kafka;
 using Google.Protobuf;
-using KafkaProtobuf.Framing;
 using KafkaProtobuf;
+using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using Shop.V1;

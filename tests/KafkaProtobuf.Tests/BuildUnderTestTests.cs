@@ -1,7 +1,7 @@
 using System.Reflection;
 using System.Runtime.Versioning;
-using Xunit;
 using KafkaProtobuf.Framing;
+using Xunit;
 
 namespace KafkaProtobuf.Tests;
 

@@ -90,7 +90,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     public async Task<RegistrySchema> GetLatestVersionAsync(string subject, CancellationToken cancellationToken = default)
     {
         CheckSubject(subject);
-        SchemaJson json = await _transport.SendAsync(HttpMethod.Get, "/subjects/" + Paths.Segment(subject) + "/versions/latest?format=serialized", null, RegistryJsonContext.Default.SchemaJson, cancellationToken).ConfigureAwait(false);
+        SchemaJson json = await _transport.SendAsync(HttpMethod.Get, "/subjects/" + RegistryPaths.Segment(subject) + "/versions/latest?format=serialized", null, RegistryJsonContext.Default.SchemaJson, cancellationToken).ConfigureAwait(false);
         return ToSchema(json);
     }
 
@@ -133,7 +133,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     {
         CheckSubject(subject);
         CompatibilityJson answer = await _transport.SendAsync(
-            HttpMethod.Post, "/compatibility/subjects/" + Paths.Segment(subject) + "/versions/latest", Request(schema, schemaType, references), RegistryJsonContext.Default.CompatibilityJson, cancellationToken).ConfigureAwait(false);
+            HttpMethod.Post, "/compatibility/subjects/" + RegistryPaths.Segment(subject) + "/versions/latest", Request(schema, schemaType, references), RegistryJsonContext.Default.CompatibilityJson, cancellationToken).ConfigureAwait(false);
         return answer.IsCompatible;
     }
 
@@ -199,7 +199,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         var key = new RegistrationKey(subject, schema, schemaType, references, normalize, register);
         return await WaitAsync(_registrations.RunAsync(key, async k =>
         {
-            string path = "/subjects/" + Paths.Segment(subject) + (register ? "/versions" : string.Empty) + "?normalize=" + Paths.Flag(normalize);
+            string path = "/subjects/" + RegistryPaths.Segment(subject) + (register ? "/versions" : string.Empty) + "?normalize=" + RegistryPaths.Flag(normalize);
             SchemaJson json = await _transport.SendAsync(HttpMethod.Post, path, request, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
             return ToSchema(json, schema, schemaType, references, subject);
         }), cancellationToken).ConfigureAwait(false);
@@ -208,7 +208,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     private async Task<RegistrySchema> FetchByIdAsync(IdKey key)
     {
         string path = key.Id.Kind == SchemaIdKind.Id
-            ? "/schemas/ids/" + Paths.Number(key.Id.Id!.Value) + "?format=serialized"
+            ? "/schemas/ids/" + RegistryPaths.Number(key.Id.Id!.Value) + "?format=serialized"
             : "/schemas/guids/" + key.Id.Guid!.Value.ToString("D") + "?format=serialized";
         SchemaJson json = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
         return ToSchema(json, id: key.Id);
@@ -216,7 +216,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
 
     private async Task<RegistrySchema> FetchVersionAsync(VersionKey key)
     {
-        string path = "/subjects/" + Paths.Segment(key.Subject) + "/versions/" + Paths.Number(key.Version) + "?format=serialized";
+        string path = "/subjects/" + RegistryPaths.Segment(key.Subject) + "/versions/" + RegistryPaths.Number(key.Version) + "?format=serialized";
         SchemaJson json = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
         return ToSchema(json);
     }
@@ -232,7 +232,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         new(
             json.Schema ?? schema ?? string.Empty,
             json.SchemaType ?? schemaType ?? "AVRO",
-            json.References is null ? references ?? Array.Empty<RegistryReference>() : Paths.References(json.References),
+            json.References is null ? references ?? Array.Empty<RegistryReference>() : RegistryPaths.References(json.References),
             json.Id ?? id.Id,
             System.Guid.TryParse(json.Guid, out Guid guid) ? guid : id.Guid,
             json.Subject ?? subject,

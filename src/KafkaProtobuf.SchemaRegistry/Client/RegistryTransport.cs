@@ -235,15 +235,3 @@ internal sealed class RegistryTransport : IDisposable
         internal SchemaRegistryRequestException Exception { get; } = exception;
     }
 }
-
-internal static class Paths
-{
-    internal static string Segment(string value) => Uri.EscapeDataString(value);
-
-    internal static string Number(int value) => value.ToString(CultureInfo.InvariantCulture);
-
-    internal static string Flag(bool value) => value ? "true" : "false";
-
-    internal static IReadOnlyList<RegistryReference> References(List<ReferenceJson>? references) =>
-        references is null ? Array.Empty<RegistryReference>() : references.Select(r => new RegistryReference(r.Name, r.Subject, r.Version)).ToArray();
-}

@@ -73,20 +73,8 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// <returns>The message, or <see langword="null"/> for null data.</returns>
     /// <exception cref="InvalidFrameException">The framing is malformed, the record is of another type or schema (when checked), or the payload is not a valid <typeparamref name="T"/>.</exception>
     /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
-    public T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
-    {
-        if (isNull)
-        {
-            return null;
-        }
-
-        if (!_decoder.TryDecode(data, context, out Frame frame, out T? message, out FrameError error, out MessageTypeTable? table, out Exception? cause))
-        {
-            _decoder.Throw(frame, error, table, context, cause);
-        }
-
-        return message;
-    }
+    public T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) =>
+        _decoder.Deserialize(data, isNull, context);
 
     /// <inheritdoc cref="Deserialize"/>
     T IDeserializer<T>.Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) =>
@@ -108,17 +96,8 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// has no non-throwing parse.
     /// </remarks>
     /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data, so not an <paramref name="error"/>.</exception>
-    public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out T? message, out FrameError error)
-    {
-        if (isNull)
-        {
-            message = null;
-            error = default;
-            return true;
-        }
-
-        return _decoder.TryDecode(data, context, out _, out message, out error, out _, out _);
-    }
+    public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out T? message, out FrameError error) =>
+        _decoder.TryDeserialize(data, isNull, context, out message, out error);
 
     /// <summary>
     /// Deserializes a key or value for consumers that take an <see cref="IAsyncDeserializer{T}"/>. The work is done

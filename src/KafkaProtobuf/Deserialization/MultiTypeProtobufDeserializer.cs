@@ -115,20 +115,8 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <returns>The message; a <see cref="SkippedMessage"/> for a skipped type; <see langword="null"/> for null data.</returns>
     /// <exception cref="InvalidFrameException">Bad framing, an unknown schema id or type, an unregistered type (unless skipped), an incompatible writer's schema, or a bad payload.</exception>
     /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
-    public IMessage? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
-    {
-        if (isNull)
-        {
-            return null;
-        }
-
-        if (!_decoder.TryDecode(data, context, out Frame frame, out IMessage? message, out FrameError error, out MessageTypeTable? table, out Exception? cause))
-        {
-            _decoder.Throw(frame, error, table, context, cause);
-        }
-
-        return message;
-    }
+    public IMessage? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) =>
+        _decoder.Deserialize(data, isNull, context);
 
     /// <inheritdoc cref="Deserialize"/>
     IMessage IDeserializer<IMessage>.Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) =>
@@ -154,17 +142,8 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="error">What was wrong when the result is <see langword="false"/>.</param>
     /// <returns><see langword="true"/> when the record deserialized (or was skipped).</returns>
     /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data, so not an <paramref name="error"/>.</exception>
-    public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out IMessage? message, out FrameError error)
-    {
-        if (isNull)
-        {
-            message = null;
-            error = default;
-            return true;
-        }
-
-        return _decoder.TryDecode(data, context, out _, out message, out error, out _, out _);
-    }
+    public bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out IMessage? message, out FrameError error) =>
+        _decoder.TryDeserialize(data, isNull, context, out message, out error);
 
     /// <summary>
     /// Fetches the writer's files of these schema identifiers from <see cref="WriterSchemaOptions.Source"/> ahead of

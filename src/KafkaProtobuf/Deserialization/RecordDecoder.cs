@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -102,9 +103,42 @@ internal sealed class RecordDecoder<T, TParser>
         return _writerSchemas.WarmUpAsync(schemaIds, cancellationToken);
     }
 
+    /// <summary>A deserializer's <c>Deserialize</c>: a tombstone is <see langword="null"/>, bad data throws.</summary>
+    /// <exception cref="InvalidFrameException">Bad data.</exception>
+    /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
+    {
+        if (isNull)
+        {
+            return null;
+        }
+
+        if (!TryDecode(data, context, out Frame frame, out T? message, out FrameError error, out MessageTypeTable? table, out Exception? cause))
+        {
+            Throw(frame, error, table, context, cause);
+        }
+
+        return message;
+    }
+
+    /// <summary>A deserializer's <c>TryDeserialize</c>: a tombstone is <see langword="null"/>, bad data a <paramref name="error"/>.</summary>
+    /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
+    internal bool TryDeserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context, out T? message, out FrameError error)
+    {
+        if (isNull)
+        {
+            message = null;
+            error = default;
+            return true;
+        }
+
+        return TryDecode(data, context, out _, out message, out error, out _, out _);
+    }
+
     /// <summary>Decodes one record; on failure says what was wrong and keeps what the message for it needs.</summary>
     /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
-    internal bool TryDecode(
+    private bool TryDecode(
         ReadOnlySpan<byte> data, SerializationContext context, out Frame frame, out T? message, out FrameError error, out MessageTypeTable? table, out Exception? cause)
     {
         message = null;
@@ -165,7 +199,7 @@ internal sealed class RecordDecoder<T, TParser>
 
     /// <summary>Throws what <see cref="TryDecode"/> found, with what else is known about it (off the hot path).</summary>
     [DoesNotReturn]
-    internal void Throw(in Frame frame, in FrameError error, MessageTypeTable? table, SerializationContext context, Exception? cause) =>
+    private void Throw(in Frame frame, in FrameError error, MessageTypeTable? table, SerializationContext context, Exception? cause) =>
         ThrowHelper.ThrowInvalidFrame(error, context, frame, Detail(frame, error.Code, table), cause);
 
     private string? Detail(in Frame frame, FrameErrorCode code, MessageTypeTable? table)

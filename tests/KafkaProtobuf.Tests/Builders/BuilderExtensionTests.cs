@@ -1,8 +1,8 @@
 using System;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using Vectors.Telemetry.V1;
 using Xunit;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Builders;
 

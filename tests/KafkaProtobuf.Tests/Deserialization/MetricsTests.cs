@@ -3,10 +3,10 @@ using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Diagnostics;
 using Vectors.Telemetry.V1;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
-using KafkaProtobuf.Diagnostics;
 
 namespace KafkaProtobuf.Tests.Deserialization;
 

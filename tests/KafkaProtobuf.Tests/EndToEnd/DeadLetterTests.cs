@@ -10,9 +10,9 @@ using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
-using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 using Xunit;
 using Xunit.Abstractions;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 

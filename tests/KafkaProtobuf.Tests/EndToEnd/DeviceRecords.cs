@@ -4,9 +4,9 @@ using System.Globalization;
 using System.Text;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.DeadLetters;
 using Vectors.Telemetry.V1;
 using Xunit;
-using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 

@@ -2,9 +2,9 @@ using System.Collections.Generic;
 using System.Text;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using Vectors.Telemetry.V1;
 using static KafkaProtobuf.Tests.Support.Hex;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 

@@ -11,10 +11,10 @@ using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
-using Reader = KafkaProtobuf.Tests.Shop.Reader;
-using Writer = KafkaProtobuf.Tests.Shop.Writer;
 using Xunit;
 using Xunit.Abstractions;
+using Reader = KafkaProtobuf.Tests.Shop.Reader;
+using Writer = KafkaProtobuf.Tests.Shop.Writer;
 
 namespace KafkaProtobuf.Tests.EndToEnd;
 

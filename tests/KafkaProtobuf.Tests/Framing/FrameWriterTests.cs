@@ -1,7 +1,7 @@
 using System;
+using KafkaProtobuf.Framing;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Framing;
 

@@ -1,8 +1,8 @@
 using System;
 using System.Collections.Generic;
+using KafkaProtobuf.Framing;
 using Xunit;
 using static KafkaProtobuf.Tests.Support.Hex;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Framing;
 

@@ -1,9 +1,9 @@
 using System;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using Vectors.Telemetry.V1;
 using Xunit;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Framing;
 

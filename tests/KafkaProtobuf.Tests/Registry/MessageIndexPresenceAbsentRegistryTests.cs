@@ -5,9 +5,9 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
+using Xunit;
 using Reader = KafkaProtobuf.Tests.Shop.Reader;
 using Writer = KafkaProtobuf.Tests.Shop.Writer;
-using Xunit;
 
 namespace KafkaProtobuf.Tests.Registry;
 

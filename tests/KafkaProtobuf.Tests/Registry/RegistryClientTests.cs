@@ -6,8 +6,8 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
-using Writer = KafkaProtobuf.Tests.Shop.Writer;
 using Xunit;
+using Writer = KafkaProtobuf.Tests.Shop.Writer;
 
 namespace KafkaProtobuf.Tests.Registry;
 

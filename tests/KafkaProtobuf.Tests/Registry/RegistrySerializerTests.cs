@@ -9,8 +9,8 @@ using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
-using Writer = KafkaProtobuf.Tests.Shop.Writer;
 using Xunit;
+using Writer = KafkaProtobuf.Tests.Shop.Writer;
 
 namespace KafkaProtobuf.Tests.Registry;
 

@@ -5,12 +5,12 @@ using System.Net.Http;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
-using Vectors.Telemetry.V1;
-using Xunit;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Diagnostics;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.Fuzz;
+using Vectors.Telemetry.V1;
+using Xunit;
 
 namespace KafkaProtobuf.Tests.Resolution;
 

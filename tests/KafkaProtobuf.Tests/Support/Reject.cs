@@ -1,9 +1,9 @@
 using System;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Framing;
 using Vectors.Telemetry.V1;
 using Xunit;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Support;
 

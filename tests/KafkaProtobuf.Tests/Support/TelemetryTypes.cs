@@ -3,8 +3,8 @@ using System.Collections.Generic;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
-using Vectors.Telemetry.V1;
 using KafkaProtobuf.Framing;
+using Vectors.Telemetry.V1;
 
 namespace KafkaProtobuf.Tests.Support;
 

@@ -7,9 +7,9 @@ using System.Text.Json;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Framing;
 using Vectors.Telemetry.V1;
 using Xunit;
-using KafkaProtobuf.Framing;
 
 namespace KafkaProtobuf.Tests.Tool;
 

@@ -15,8 +15,8 @@ using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
-using Vectors.Telemetry.V1;
 using Shop.V1;
+using Vectors.Telemetry.V1;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Tool;
@@ -184,6 +184,21 @@ public sealed class KafkaProtobufToolTests : IDisposable
 
     private Task<string> TelemetryDescriptorSet() =>
         Task.FromResult(OrderTopic.WriteDescriptorSet(_files, Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor, TelemetryReflection.Descriptor));
+
+    [Fact]
+    public async Task Frame_AMapEntrysPath_NamesNoMessage_AsTheDeserializersSay()
+    {
+        // [1, 0] is Device's hidden LabelsEntry: the library rejects it (UnknownMessageType), and the tool used to decode it.
+        byte[] record = [0, 0, 0, 0, 1, 0x04, 0x02, 0x00, 0x0a, 0x01, 0x6b];
+        Assert.Equal(FrameErrorCode.UnknownMessageType, Assert.Throws<InvalidFrameException>(() =>
+            MultiTypeProtobufDeserializer.ForFiles(TelemetryReflection.Descriptor).Deserialize(record, false, new SerializationContext(MessageComponentType.Value, "t"))).ErrorCode);
+
+        ToolProcess.Result run = await ToolProcess.RunAsync("frame", Convert.ToHexString(record), "--descriptor-set", await TelemetryDescriptorSet());
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("message index  [1, 0]", run.Output, StringComparison.Ordinal);
+        Assert.True(run.Output.Contains("error          message-index path [1, 0] names no message of Protos/telemetry.proto", StringComparison.Ordinal), run.Output);
+    }
 
     [Fact]
     public async Task Frame_BadFraming_NamesTheErrorAndPutsACaretUnderTheOffendingByte_AndExitsOne()

@@ -1,7 +1,7 @@
 using System;
 using Confluent.Kafka;
-using Xunit;
 using KafkaProtobuf.Framing;
+using Xunit;
 
 namespace KafkaProtobuf.Tests.Consumer;
 

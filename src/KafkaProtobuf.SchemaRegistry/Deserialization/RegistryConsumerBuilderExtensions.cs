@@ -5,33 +5,12 @@ using Google.Protobuf.Reflection;
 
 namespace KafkaProtobuf.SchemaRegistry;
 
-/// <summary>One-line set-up of registry-backed serializers and deserializers on Confluent.Kafka's builders.</summary>
-public static class RegistryBuilderExtensions
+/// <summary>
+/// One-line set-up on Confluent.Kafka's consumer builder of this package's deserializers reading each record's type by
+/// name in its writer's schema from the registry (the registry client as their <see cref="WriterSchemaOptions.Source"/>).
+/// </summary>
+public static class RegistryConsumerBuilderExtensions
 {
-    /// <summary>Serializes values with a <see cref="RegistryProtobufSerializer{T}"/> that registers their schema.</summary>
-    /// <typeparam name="TKey">The key type.</typeparam>
-    /// <typeparam name="TValue">The generated Protobuf message type of the values.</typeparam>
-    /// <param name="builder">The producer builder.</param>
-    /// <param name="registry">The registry client.</param>
-    /// <param name="options">The options, or <see langword="null"/> for Confluent's defaults.</param>
-    /// <returns><paramref name="builder"/>, for chaining.</returns>
-    public static ProducerBuilder<TKey, TValue> SetProtobufValueSerializer<TKey, TValue>(
-        this ProducerBuilder<TKey, TValue> builder, RegistryClient registry, RegistrySerializerOptions? options)
-        where TValue : class, IMessage<TValue>, new() =>
-        (builder ?? throw new ArgumentNullException(nameof(builder))).SetValueSerializer((ISerializer<TValue>)new RegistryProtobufSerializer<TValue>(registry, options));
-
-    /// <summary>Serializes keys with a <see cref="RegistryProtobufSerializer{T}"/> that registers their schema.</summary>
-    /// <typeparam name="TKey">The generated Protobuf message type of the keys.</typeparam>
-    /// <typeparam name="TValue">The value type.</typeparam>
-    /// <param name="builder">The producer builder.</param>
-    /// <param name="registry">The registry client.</param>
-    /// <param name="options">The options, or <see langword="null"/> for Confluent's defaults.</param>
-    /// <returns><paramref name="builder"/>, for chaining.</returns>
-    public static ProducerBuilder<TKey, TValue> SetProtobufKeySerializer<TKey, TValue>(
-        this ProducerBuilder<TKey, TValue> builder, RegistryClient registry, RegistrySerializerOptions? options)
-        where TKey : class, IMessage<TKey>, new() =>
-        (builder ?? throw new ArgumentNullException(nameof(builder))).SetKeySerializer((ISerializer<TKey>)new RegistryProtobufSerializer<TKey>(registry, options));
-
     /// <summary>
     /// Deserializes values of several types with a <see cref="MultiTypeProtobufDeserializer"/> that reads each record's
     /// path in its writer's file from the registry and matches the type by full name: every message type of
