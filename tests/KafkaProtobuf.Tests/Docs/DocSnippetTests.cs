@@ -1,0 +1,133 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Reflection;
+using System.Text.RegularExpressions;
+using KafkaProtobuf.Diagnostics;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Docs;
+
+/// <summary>
+/// The docs cannot drift from the code: every C# block of the README, docs/ and the package readmes is a region of a
+/// compiled file in Docs/Snippets (marked <c>&lt;!-- snippet: name --&gt;</c> and shown to the letter), and every error
+/// code, metric instrument and option is documented.
+/// </summary>
+public sealed partial class DocSnippetTests
+{
+    private static readonly string Root = FindRoot();
+
+    private static string FindRoot()
+    {
+        for (DirectoryInfo? dir = new(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            if (File.Exists(Path.Combine(dir.FullName, "KafkaProtobuf.sln")))
+            {
+                return dir.FullName;
+            }
+        }
+
+        throw new InvalidOperationException("KafkaProtobuf.sln not found above " + AppContext.BaseDirectory);
+    }
+
+    public static IEnumerable<object[]> Documents() =>
+        Directory.GetFiles(Root, "README.md").Select(f => Path.GetRelativePath(Root, f))
+            .Concat(Directory.GetFiles(Path.Combine(Root, "docs"), "*.md").Select(f => Path.GetRelativePath(Root, f)))
+            .Concat(Directory.GetFiles(Path.Combine(Root, "src"), "README.md", SearchOption.AllDirectories).Select(f => Path.GetRelativePath(Root, f)))
+            .Select(f => new object[] { f.Replace('\\', '/') });
+
+    [Theory]
+    [MemberData(nameof(Documents))]
+    public void EveryCSharpBlock_IsACompiledSnippet_ShownToTheLetter(string document)
+    {
+        string text = File.ReadAllText(Path.Combine(Root, document)).Replace("\r\n", "\n", StringComparison.Ordinal);
+        Dictionary<string, string> regions = Regions();
+        foreach (Match block in CSharpBlock().Matches(text))
+        {
+            string before = text[..block.Index].TrimEnd('\n');
+            Match marker = SnippetMarker().Match(before[(before.LastIndexOf('\n') + 1)..]);
+            Assert.True(marker.Success, $"{document}: a csharp block at character {block.Index} has no <!-- snippet: name --> line before it");
+            string name = marker.Groups[1].Value;
+            Assert.True(regions.TryGetValue(name, out string? code), $"{document}: no region '{name}' in tests/KafkaProtobuf.Tests/Docs/Snippets");
+            Assert.True(code == block.Groups[1].Value.TrimEnd('\n'), $"{document}: snippet '{name}' differs from its compiled region; it should read:\n{code}");
+        }
+    }
+
+    [Fact]
+    public void EveryErrorCode_IsInTheErrorsTable()
+    {
+        string errors = File.ReadAllText(Path.Combine(Root, "docs", "errors.md"));
+        foreach (FrameErrorCode code in Enum.GetValues<FrameErrorCode>().Where(c => c != FrameErrorCode.None))
+        {
+            Assert.Contains($"| `{code}` | {(int)code} |", errors, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public void EveryMetricInstrument_IsInTheMetricsTable()
+    {
+        string metrics = File.ReadAllText(Path.Combine(Root, "docs", "metrics.md"));
+        IEnumerable<string> instruments = typeof(KafkaProtobufMetrics).GetFields(BindingFlags.Public | BindingFlags.Static)
+            .Where(f => f.IsLiteral && ((string)f.GetRawConstantValue()!).StartsWith("kafkaprotobuf.", StringComparison.Ordinal))
+            .Select(f => (string)f.GetRawConstantValue()!);
+        Assert.NotEmpty(instruments);
+        Assert.All(instruments, name => Assert.Contains($"| `{name}` |", metrics, StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void EveryOption_IsInTheOptionsPage_UnderItsType()
+    {
+        string options = File.ReadAllText(Path.Combine(Root, "docs", "options.md")).Replace("\r\n", "\n", StringComparison.Ordinal);
+        Type[] types =
+        [
+            typeof(FramedDeserializerOptions), typeof(MultiTypeDeserializerOptions), typeof(FramingOptions), typeof(WriterSchemaOptions),
+            typeof(FramedSerializerOptions), typeof(SchemaRegistry.RegistrySerializerOptions), typeof(SchemaRegistry.RegistryClientOptions),
+        ];
+        foreach (Type type in types)
+        {
+            int heading = options.IndexOf("\n## `" + type.Name + "`\n", StringComparison.Ordinal);
+            Assert.True(heading >= 0, "docs/options.md has no section for " + type.Name);
+            int next = options.IndexOf("\n## ", heading + 1, StringComparison.Ordinal);
+            string section = next < 0 ? options[heading..] : options[heading..next];
+            foreach (PropertyInfo property in type.GetProperties(BindingFlags.Public | BindingFlags.Instance))
+            {
+                Assert.True(section.Contains($"| `{property.Name}` |", StringComparison.Ordinal), $"docs/options.md: {type.Name}.{property.Name} is not in its table");
+            }
+        }
+    }
+
+    /// <summary>Every <c>#region name</c> of the snippet files, its lines dedented.</summary>
+    private static Dictionary<string, string> Regions()
+    {
+        var regions = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (string file in Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Tests", "Docs", "Snippets"), "*.cs"))
+        {
+            string[] lines = File.ReadAllText(file).Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');
+            for (int i = 0; i < lines.Length; i++)
+            {
+                Match start = RegionStart().Match(lines[i]);
+                if (!start.Success)
+                {
+                    continue;
+                }
+
+                int end = Array.FindIndex(lines, i + 1, l => l.Trim() == "#endregion");
+                string[] body = lines[(i + 1)..end];
+                int indent = body.Where(l => l.Trim().Length > 0).Min(l => l.Length - l.TrimStart().Length);
+                regions.Add(start.Groups[1].Value, string.Join('\n', body.Select(l => l.Length >= indent ? l[indent..] : l.Trim())).TrimEnd('\n'));
+            }
+        }
+
+        return regions;
+    }
+
+    [GeneratedRegex("```csharp\n(.*?)```", RegexOptions.Singleline)]
+    private static partial Regex CSharpBlock();
+
+    [GeneratedRegex(@"^<!-- snippet: ([\w-]+) -->$")]
+    private static partial Regex SnippetMarker();
+
+    [GeneratedRegex(@"^\s*#region ([\w-]+)\s*$")]
+    private static partial Regex RegionStart();
+}

@@ -1,0 +1,46 @@
+using System.Collections.Generic;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.SchemaRegistry;
+using Shop.V1;
+
+namespace KafkaProtobuf.Tests.Docs.Snippets;
+
+/// <summary>The Schema Registry as the docs show it (see ConsumingSnippets). Compiled, not run.</summary>
+internal static class RegistrySnippets
+{
+    internal static void Registry(ConsumerConfig consumerConfig, ProducerConfig producerConfig, string apiKey, string apiSecret)
+    {
+        #region registry
+        using var registry = new RegistryClient(new RegistryClientOptions
+        {
+            Urls = { "https://psrc-xxxxx.europe-west3.gcp.confluent.cloud" },   // several: tried in order
+            BasicAuthUserInfo = $"{apiKey}:{apiSecret}",                         // Confluent Cloud API key and secret
+        });
+
+        // Produce: registers shop.proto (and its imports, as references) on the first record of the subject.
+        using var producer = new ProducerBuilder<OrderKey, OrderPlaced>(producerConfig)
+            .SetProtobufKeySerializer(registry, null)        // subject shop.orders-key
+            .SetProtobufValueSerializer(registry, null)      // subject shop.orders-value; null: Confluent's defaults
+            .Build();
+
+        // Consume: each record's path is read in the writer's file, and its type matched by full name among yours.
+        using var consumer = new ConsumerBuilder<OrderKey, IMessage>(consumerConfig)
+            .SetProtobufKeyDeserializer(registry)                              // typed: checked by name to be an OrderKey
+            .SetProtobufValueDeserializer(registry, ShopReflection.Descriptor) // several types, by name
+            .Build();
+        #endregion
+    }
+
+    internal static async Task WarmUp(RegistryClient registry)
+    {
+        #region registry-warm-up
+        // The first record of a schema waits for the registry on the consumer's thread; do that work at start-up instead.
+        var deserializer = new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = registry } });
+        int latest = (await registry.GetLatestVersionAsync("shop.orders-value")).Id!.Value;
+        IReadOnlyList<SchemaIdentifier> unknown = await deserializer.WarmUpAsync([SchemaIdentifier.FromId(latest)]);
+        #endregion
+        unknown.GetHashCode();
+    }
+}
