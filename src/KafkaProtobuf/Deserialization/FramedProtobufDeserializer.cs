@@ -28,7 +28,7 @@ namespace KafkaProtobuf;
 /// <para>An instance holds no mutable state: share one across threads and consumers, for keys and values alike.</para>
 /// </remarks>
 /// <typeparam name="T">The generated Protobuf message type.</typeparam>
-public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDeserializer<T>, ISpanDeserializer<T>
+public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDeserializer<T>
     where T : class, IMessage<T>, new()
 {
     private readonly RecordDecoder<T, OwnTypeParser<T>> _decoder;
@@ -109,7 +109,7 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>A completed task with the message (or <see langword="null"/>), or a faulted one.</returns>
     public Task<T?> DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
-        CompletedDeserialization<T>.Run(this, data, isNull, context);
+        CompletedDeserialization<T>.Run(_decoder, data, isNull, context);
 
     /// <inheritdoc cref="DeserializeAsync"/>
     Task<T> IAsyncDeserializer<T>.DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>

@@ -3,7 +3,7 @@ using Confluent.Kafka;
 
 namespace KafkaProtobuf;
 
-/// <summary>The synchronous entry point both deserializers share, so one async wrapper serves both.</summary>
+/// <summary>The synchronous entry point of the record decoder, so one async wrapper serves both deserializers.</summary>
 internal interface ISpanDeserializer<T>
     where T : class
 {

@@ -46,7 +46,7 @@ namespace KafkaProtobuf;
 /// }
 /// </code>
 /// </example>
-public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAsyncDeserializer<IMessage>, ISpanDeserializer<IMessage>
+public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAsyncDeserializer<IMessage>
 {
     private readonly RecordDecoder<IMessage, WriterTypeParser> _decoder;
 
@@ -128,7 +128,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// <param name="context">The component (key or value), topic and headers.</param>
     /// <returns>A completed task with the message, or a faulted one with <see cref="InvalidFrameException"/> or <see cref="SchemaUnavailableException"/>.</returns>
     public Task<IMessage?> DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>
-        CompletedDeserialization<IMessage>.Run(this, data, isNull, context);
+        CompletedDeserialization<IMessage>.Run(_decoder, data, isNull, context);
 
     /// <inheritdoc cref="DeserializeAsync"/>
     Task<IMessage> IAsyncDeserializer<IMessage>.DeserializeAsync(ReadOnlyMemory<byte> data, bool isNull, SerializationContext context) =>

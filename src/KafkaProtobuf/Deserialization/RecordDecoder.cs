@@ -21,7 +21,7 @@ namespace KafkaProtobuf.Deserialization;
 /// </summary>
 /// <typeparam name="T">What the deserializer returns: its message type, or <see cref="IMessage"/>.</typeparam>
 /// <typeparam name="TParser">How the payload is parsed: as the deserializer's own type, or as the writer's type.</typeparam>
-internal sealed class RecordDecoder<T, TParser>
+internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
     where T : class
     where TParser : struct, IPayloadParser<T>
 {
@@ -107,7 +107,7 @@ internal sealed class RecordDecoder<T, TParser>
     /// <exception cref="InvalidFrameException">Bad data.</exception>
     /// <exception cref="SchemaUnavailableException">The writer's schema source failed: not bad data.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
+    public T? Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
     {
         if (isNull)
         {

@@ -22,12 +22,17 @@ internal static class FrameErrorCodes
     }
 
     /// <summary>Which stage finds <paramref name="code"/>.</summary>
+    /// <exception cref="System.ArgumentOutOfRangeException">A code missing from this table (a test pins that none is).</exception>
     internal static Stage StageOf(FrameErrorCode code) => code switch
     {
+        FrameErrorCode.None or FrameErrorCode.EmptyData or FrameErrorCode.TruncatedSchemaId or FrameErrorCode.UnknownMagicByte
+            or FrameErrorCode.TruncatedVarint or FrameErrorCode.VarintTooLong or FrameErrorCode.VarintOverflow
+            or FrameErrorCode.NegativeMessageIndexCount or FrameErrorCode.MessageIndexCountExceedsData
+            or FrameErrorCode.NegativeMessageIndex or FrameErrorCode.TrailingHeaderBytes => Stage.Framing,
         FrameErrorCode.UnknownSchemaId or FrameErrorCode.UnknownMessageType or FrameErrorCode.UnregisteredMessageType
             or FrameErrorCode.UnexpectedMessageType or FrameErrorCode.IncompatibleWriterSchema => Stage.Resolution,
         FrameErrorCode.InvalidPayload => Stage.Payload,
-        _ => Stage.Framing,
+        _ => throw new System.ArgumentOutOfRangeException(nameof(code), code, "Not in the FrameErrorCodes table."),
     };
 
     /// <summary>Whether the message-index path had been read when <paramref name="code"/> was found (so it can be reported).</summary>
