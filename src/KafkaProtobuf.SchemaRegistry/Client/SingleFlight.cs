@@ -15,9 +15,6 @@ internal sealed class SingleFlight<TKey, TValue>
 {
     private readonly ConcurrentDictionary<TKey, Lazy<Task<TValue>>> _inFlight = new();
 
-    /// <summary>How many loads are under way (for tests).</summary>
-    internal int InFlight => _inFlight.Count;
-
     internal Task<TValue> RunAsync(TKey key, Func<TKey, Task<TValue>> load)
     {
         var mine = new Lazy<Task<TValue>>(() => LoadAsync(key, load));

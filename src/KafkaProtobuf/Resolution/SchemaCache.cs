@@ -59,11 +59,6 @@ internal sealed class SchemaCache<TKey, TValue>
         _recentMisses = new TKey[Math.Max(1, Math.Min(64, capacity / 8))];
     }
 
-    internal int Capacity => _ring.Length;
-
-    /// <summary>How many entries the cache holds (a snapshot).</summary>
-    internal int Count => Volatile.Read(ref _count);
-
     internal bool TryGetValue(TKey key, out TValue value)
     {
         for (Entry? entry = Volatile.Read(ref _buckets[key.GetHashCode() & _mask]); entry is not null; entry = Volatile.Read(ref entry.Next))
@@ -122,7 +117,7 @@ internal sealed class SchemaCache<TKey, TValue>
             Volatile.Write(ref _buckets[bucket], added);
             if (_count < _ring.Length)
             {
-                Volatile.Write(ref _count, _count + 1);
+                _count++;
             }
 
             return value;

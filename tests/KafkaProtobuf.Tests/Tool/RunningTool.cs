@@ -50,33 +50,9 @@ internal sealed class RunningTool : IDisposable
         }
     }
 
-    /// <summary>
-    /// Starts the tool with SIGINT at its default action, as a shell starts a foreground command: when this test process
-    /// ignores SIGINT (a background CI run), it is started through <c>env --default-signal=INT</c>.
-    /// </summary>
-    public static RunningTool Start(params string[] args)
-    {
-        string dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
-        var start = new ProcessStartInfo { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        if (Posix.IsIgnoredHere(Posix.SIGINT))
-        {
-            start.FileName = "env";
-            start.ArgumentList.Add("--default-signal=INT");
-            start.ArgumentList.Add(dotnet);
-        }
-        else
-        {
-            start.FileName = dotnet;
-        }
-
-        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "kafka-protobuf.dll"));
-        foreach (string arg in args)
-        {
-            start.ArgumentList.Add(arg);
-        }
-
-        return new RunningTool(Process.Start(start) ?? throw new InvalidOperationException("the tool did not start"));
-    }
+    /// <summary>Starts the tool as <see cref="ToolProcess.StartInfo"/> does.</summary>
+    public static RunningTool Start(params string[] args) =>
+        new(Process.Start(ToolProcess.StartInfo(args)) ?? throw new InvalidOperationException("the tool did not start"));
 
     public void Signal(int signal) => Posix.Signal(_process.Id, signal);
 

@@ -10,20 +10,38 @@ public static class ToolProcess
 {
     public sealed record Result(int ExitCode, string Output, string Error);
 
-    public static async Task<Result> RunAsync(params string[] args)
+    /// <summary>
+    /// How the tests start the built tool, its output and error redirected: with SIGINT at its default action, as a
+    /// shell starts a foreground command. When this test process ignores SIGINT (a CI run started as a background job),
+    /// the tool would inherit that, so it is started through <c>env --default-signal=INT</c>.
+    /// </summary>
+    public static ProcessStartInfo StartInfo(string[] args)
     {
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
+        string dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
+        var start = new ProcessStartInfo { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        if (OperatingSystem.IsLinux() && Posix.IsIgnoredHere(Posix.SIGINT))
         {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
+            start.FileName = "env";
+            start.ArgumentList.Add("--default-signal=INT");
+            start.ArgumentList.Add(dotnet);
+        }
+        else
+        {
+            start.FileName = dotnet;
+        }
+
         start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "kafka-protobuf.dll"));
         foreach (string arg in args)
         {
             start.ArgumentList.Add(arg);
         }
 
+        return start;
+    }
+
+    public static async Task<Result> RunAsync(params string[] args)
+    {
+        ProcessStartInfo start = StartInfo(args);
         using Process process = Process.Start(start) ?? throw new InvalidOperationException("the tool did not start");
         Task<string> output = process.StandardOutput.ReadToEndAsync();
         Task<string> error = process.StandardError.ReadToEndAsync();
