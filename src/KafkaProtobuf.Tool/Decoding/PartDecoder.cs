@@ -37,7 +37,7 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
             return new DecodedPart(framing, null, null, null);
         }
 
-        MessageTypeTable? table = await schemas.FindAsync(framing.SchemaId, context, cancellationToken).ConfigureAwait(false);
+        MessageTypeTable? table = await schemas.FindAsync(framing.SchemaId, cancellationToken).ConfigureAwait(false);
         if (table is null)
         {
             return new DecodedPart(framing, null, null, $"schema {framing.SchemaId} is not known to {schemas.SourceName}");

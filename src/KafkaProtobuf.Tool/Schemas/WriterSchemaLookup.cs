@@ -1,8 +1,6 @@
 using System;
-using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
-using Confluent.Kafka;
 using KafkaProtobuf.Resolution;
 
 namespace KafkaProtobuf.Tool.Schemas;
@@ -32,13 +30,9 @@ internal sealed class WriterSchemaLookup : IDisposable
 
     /// <summary>The writer's file of a schema identifier laid out by path, or <see langword="null"/> when the source does not know it.</summary>
     /// <exception cref="OperationCanceledException">Ctrl+C while the source was asked.</exception>
-    /// <exception cref="Exception">The source failed (a <c>SchemaRegistryRequestException</c>, or a <see cref="SchemaUnavailableException"/> around it).</exception>
-    public async Task<MessageTypeTable?> FindAsync(SchemaIdentifier schemaId, SerializationContext context, CancellationToken cancellationToken)
-    {
-        // Asked asynchronously (so Ctrl+C cancels it), then read from the cache; a cached identifier is not asked again.
-        IReadOnlyList<SchemaIdentifier> unknown = await _schemas.WarmUpAsync([schemaId], cancellationToken).ConfigureAwait(false);
-        return unknown.Count > 0 ? null : _schemas.Find(schemaId, context);
-    }
+    /// <exception cref="Exception">The source failed (a <c>SchemaRegistryRequestException</c>).</exception>
+    public Task<MessageTypeTable?> FindAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken) =>
+        _schemas.FindAsync(schemaId, cancellationToken); // awaited, so Ctrl+C cancels it; a cached identifier is not asked again
 
     public void Dispose() => _owner?.Dispose();
 }

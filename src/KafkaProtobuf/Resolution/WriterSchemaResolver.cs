@@ -110,31 +110,37 @@ internal sealed class WriterSchemaResolver
     /// <exception cref="InvalidOperationException">There is no source.</exception>
     internal async Task<IReadOnlyList<SchemaIdentifier>> WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, CancellationToken cancellationToken)
     {
-        if (_source is null)
-        {
-            throw new InvalidOperationException("There is no WriterSchemas.Source to warm up from.");
-        }
-
         var unknown = new List<SchemaIdentifier>();
         foreach (SchemaIdentifier schemaId in schemaIds.Distinct())
         {
-            if (_resolved!.TryGetValue(schemaId, out _))
-            {
-                continue;
-            }
-
-            FileDescriptor? file = await _source.GetSchemaFileAsync(schemaId, cancellationToken).ConfigureAwait(false);
-            if (file is null)
+            if (await FindAsync(schemaId, cancellationToken).ConfigureAwait(false) is null)
             {
                 unknown.Add(schemaId);
-            }
-            else
-            {
-                _resolved.Offer(schemaId, TableFor(file));
             }
         }
 
         return unknown;
+    }
+
+    /// <summary>
+    /// <see cref="Find"/> for callers that can wait asynchronously (warm-up, the tool): the source is awaited, with a
+    /// token, instead of waited for; its failure is thrown as it is.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">There is no source.</exception>
+    internal async Task<MessageTypeTable?> FindAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken)
+    {
+        if (_source is null)
+        {
+            throw new InvalidOperationException("There is no WriterSchemas.Source to ask.");
+        }
+
+        if (_resolved!.TryGetValue(schemaId, out MessageTypeTable? table) || (_fixed is not null && _fixed.TryGetValue(schemaId, out table)))
+        {
+            return table;
+        }
+
+        FileDescriptor? file = await _source.GetSchemaFileAsync(schemaId, cancellationToken).ConfigureAwait(false);
+        return file is null ? null : _resolved.Offer(schemaId, TableFor(file));
     }
 
     private MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
