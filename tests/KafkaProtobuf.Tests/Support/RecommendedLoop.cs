@@ -20,6 +20,7 @@ public sealed class RecommendedLoop<TKey, TValue>
     private readonly IProducer<byte[], byte[]> _deadLetters;
     private readonly string _deadLetterTopic;
     private readonly DeadLetterOffsetHandling _offsetHandling;
+    private string _phase = "not started";
 
     public RecommendedLoop(IConsumer<TKey, TValue> consumer, IProducer<byte[], byte[]> deadLetters, string deadLetterTopic, DeadLetterOffsetHandling offsetHandling)
     {
@@ -70,6 +71,9 @@ public sealed class RecommendedLoop<TKey, TValue>
     /// <summary>The non-retriable dead-letter failure the loop stopped on, as the README says to.</summary>
     public DeadLetterException? StoppedOn { get; private set; }
 
+    /// <summary>What the loop's thread is doing now (consuming, dead-lettering, backing off...): for a timed-out test's message.</summary>
+    public string Phase => Volatile.Read(ref _phase);
+
     /// <summary>Anything else that escaped the loop: the README's loop must not let anything through.</summary>
     public Exception? Escaped { get; private set; }
 
@@ -86,12 +90,14 @@ public sealed class RecommendedLoop<TKey, TValue>
             {
                 try
                 {
+                    Volatile.Write(ref _phase, "consuming");
                     ConsumeResult<TKey, TValue>? result = _consumer.Consume(TimeSpan.FromMilliseconds(50));
                     if (result is null)
                     {
                         continue;
                     }
 
+                    Volatile.Write(ref _phase, "handling " + result.TopicPartitionOffset);
                     Delivered?.Invoke(result.TopicPartitionOffset);
                     Good.Enqueue(result);
                     if (_offsetHandling == DeadLetterOffsetHandling.Store)
@@ -107,6 +113,7 @@ public sealed class RecommendedLoop<TKey, TValue>
                 {
                     Delivered?.Invoke(e.ConsumerRecord.TopicPartitionOffset);
                     BeforeDeadLetter?.Invoke(e);
+                    Volatile.Write(ref _phase, "dead-lettering " + e.ConsumerRecord.TopicPartitionOffset);
                     try
                     {
                         DeadLettered.Enqueue(_consumer.DeadLetter(e, _deadLetters, _deadLetterTopic, DeadLetterTimeout, _offsetHandling));
@@ -116,6 +123,7 @@ public sealed class RecommendedLoop<TKey, TValue>
                         // DeadLetter moved the consumer back to the record: back off, and the next Consume brings it again.
                         DeadLetterFailures.Enqueue(d);
                         AfterDeadLetterFailure?.Invoke(d);
+                        Volatile.Write(ref _phase, "backing off after a dead-letter failure");
                         stop.WaitHandle.WaitOne(BackOff);
                     }
                 }
@@ -125,6 +133,7 @@ public sealed class RecommendedLoop<TKey, TValue>
                     SchemaUnavailable.Enqueue(e);
                     _consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
                     AfterSchemaUnavailable?.Invoke(e);
+                    Volatile.Write(ref _phase, "backing off after an unavailable schema");
                     stop.WaitHandle.WaitOne(BackOff);
                 }
                 catch (ConsumeException e) when (e.IsRecoverableConsumerError())
@@ -140,6 +149,10 @@ public sealed class RecommendedLoop<TKey, TValue>
         catch (Exception e)
         {
             Escaped = e;
+        }
+        finally
+        {
+            Volatile.Write(ref _phase, "ended");
         }
     }
 

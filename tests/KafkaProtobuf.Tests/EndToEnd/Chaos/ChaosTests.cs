@@ -229,6 +229,7 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
     /// </summary>
     private string MakeDeadLettersFail(FaultStep step, int failuresBefore)
     {
+        _cluster.ResetRequestCounts(); // each count copies the mock's whole request log: keep it to this step's requests
         int produces = _cluster.RequestCount(KafkaApi.Produce); // the dead-letter producer is the only producer now
         int refused = 0;
         for (int batch = step.Count; ; batch *= 2)
@@ -237,8 +238,9 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
             refused += batch;
             int target = produces + refused;
             WaitFor(
-                () => DeadLetterFailures() > failuresBefore || _cluster.RequestCount(KafkaApi.Produce) >= target || Failed(),
-                $"a dead letter to fail or the producer to meet {refused} refusals");
+                () => DeadLetterFailures() > failuresBefore || Failed() || _cluster.RequestCount(KafkaApi.Produce) >= target,
+                $"a dead letter to fail or the producer to meet {refused} refusals",
+                CountingPoll);
             if (DeadLetterFailures() > failuresBefore || Failed())
             {
                 return $"dead-letter partition's leader unavailable: {refused} Produce requests refused ({step.Error}) before a dead letter failed";
@@ -284,11 +286,18 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
     /// <summary>Makes the next <paramref name="count"/> requests of <paramref name="api"/> fail and waits until clients have met them all.</summary>
     private void FailRequests(KafkaApi api, ErrorCode error, int count)
     {
+        _cluster.ResetRequestCounts();
         int before = _cluster.RequestCount(api);
         _cluster.FailNextRequests(api, error, count);
-        WaitFor(() => _cluster.RequestCount(api) > before + count || Failed(), $"{count} {api} requests to meet {error}");
+        WaitFor(() => Failed() || _cluster.RequestCount(api) > before + count, $"{count} {api} requests to meet {error}", CountingPoll);
         _cluster.ClearRequestFailures(api);
     }
+
+    /// <summary>
+    /// The pause between two checks that count the mock's requests: each count copies its request log under the lock its
+    /// brokers serve requests with, so checking every 10 ms would slow the cluster the test is waiting on.
+    /// </summary>
+    private static void CountingPoll() => Thread.Sleep(100);
 
     private int DeadLetterFailures() => _members.Sum(m => m.Loop.DeadLetterFailures.Count);
 
@@ -360,7 +369,26 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
     /// <summary>Keeps a fault in place for a while; consumption goes on meanwhile. Not an assertion on time.</summary>
     private static void Hold(TimeSpan hold) => Thread.Sleep(hold);
 
-    private static void WaitFor(Func<bool> condition, string what) => Wait.Until(condition, what, Deadline);
+    /// <summary>Waits for <paramref name="condition"/>; a timeout says where the stream stood, so a failed run can be understood from its log.</summary>
+    private void WaitFor(Func<bool> condition, string what, Action? poll = null)
+    {
+        try
+        {
+            Wait.Until(condition, what, Deadline, poll);
+        }
+        catch (TimeoutException e)
+        {
+            throw new TimeoutException(e.Message + "; " + State(), e);
+        }
+    }
+
+    private string State() =>
+        $"step '{_log.Step}', distinct {_log.Distinct}, deliveries {_log.Deliveries}, allowance {Volatile.Read(ref _allowance)}, "
+        + $"Produce requests {_cluster.RequestCount(KafkaApi.Produce)}, Fetch requests {_cluster.RequestCount(KafkaApi.Fetch)}; "
+        + string.Join("; ", _members.Select(m =>
+            $"{m.Name}: good {m.Loop.Good.Count}, dead-lettered {m.Loop.DeadLettered.Count}, dead-letter failures {m.Loop.DeadLetterFailures.Count}, "
+            + $"consumer errors {m.Loop.ConsumerErrors.Count}, errors [{string.Join(", ", m.Errors.Select(e => e.Error.Code).Distinct())}], "
+            + $"assignments {m.Assignments}, {m.Loop.Phase}"));
 
     private void Report(int seed, Layout layout, List<StepReport> reports, List<DeliveryLog.Run> runs, int letters, int duplicates, TimeSpan produce, TimeSpan consume)
     {
