@@ -40,7 +40,7 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
     /// <param name="client">The registry client.</param>
     /// <param name="options">The options, or <see langword="null"/> for Confluent's defaults.</param>
     /// <exception cref="ArgumentException">Both <see cref="RegistrySerializerOptions.UseLatestVersion"/> and <see cref="RegistrySerializerOptions.AutoRegisterSchemas"/> are on.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">An option is not a defined value.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is not a defined value, or the order is <see cref="MessageIndexOrder.EitherByWriterSchema"/> (readers only).</exception>
     public RegistryProtobufSerializer(RegistryClient client, RegistrySerializerOptions? options)
     {
         _client = client ?? throw new ArgumentNullException(nameof(client));
@@ -52,7 +52,8 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
 
         if (options.SubjectNaming is not (SubjectNaming.Topic or SubjectNaming.Record or SubjectNaming.TopicRecord)
             || options.SchemaIdPlacement is not (SchemaIdPlacement.Prefix or SchemaIdPlacement.Header)
-            || options.MessageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned))
+            || options.MessageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned)
+            || options.MessageIndexOrder is not (MessageIndexOrder.RootFirst or MessageIndexOrder.InnermostFirst))
         {
             throw new ArgumentOutOfRangeException(nameof(options), "An option is not a defined value.");
         }
@@ -66,6 +67,7 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
             SkipKnownTypes = options.SkipKnownTypes,
             SchemaIdPlacement = options.SchemaIdPlacement,
             MessageIndexEncoding = options.MessageIndexEncoding,
+            MessageIndexOrder = options.MessageIndexOrder,
         };
     }
 
@@ -177,7 +179,12 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
         SchemaIdentifier identifier = _options.SchemaIdPlacement == SchemaIdPlacement.Header
             ? SchemaIdentifier.FromGuid(registered.Guid ?? throw new InvalidOperationException("The registry gave no schema GUID for " + subject + "; header placement needs one (Confluent Platform 8.0 or later)."))
             : SchemaIdentifier.FromId(registered.Id ?? throw new InvalidOperationException("The registry gave no schema id for " + subject + "."));
-        return new FramedProtobufSerializer<T>(identifier, new FramedSerializerOptions { SchemaIdPlacement = _options.SchemaIdPlacement, MessageIndexEncoding = _options.MessageIndexEncoding });
+        return new FramedProtobufSerializer<T>(identifier, new FramedSerializerOptions
+        {
+            SchemaIdPlacement = _options.SchemaIdPlacement,
+            MessageIndexEncoding = _options.MessageIndexEncoding,
+            MessageIndexOrder = _options.MessageIndexOrder,
+        });
     }
 
     /// <summary>Each import registered (or looked up) under its import path, its own imports first, as Confluent's serializer does.</summary>

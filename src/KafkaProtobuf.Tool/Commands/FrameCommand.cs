@@ -123,6 +123,11 @@ internal static class FrameCommand
         {
             text.Append("error          ").AppendLine(part.Problem);
         }
+
+        if (part.Hint is not null)
+        {
+            text.Append("hint           ").AppendLine(part.Hint);
+        }
         else if (!haveSchemas)
         {
             text.AppendLine("message        (give --schema-registry or --descriptor-set to decode the payload)");

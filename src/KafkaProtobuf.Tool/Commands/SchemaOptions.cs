@@ -25,7 +25,21 @@ internal sealed class SchemaOptions
 
     public Option<bool> NoIndexes { get; } = new("--no-message-indexes") { Description = "Records carry no message-index path (KafkaJS's registry client): the payload follows the schema id and is the schema's first message type." };
 
+    public Option<string> IndexOrder { get; } = CreateIndexOrder();
+
     public Option<string> Format { get; } = CreateFormat();
+
+    private static Option<string> CreateIndexOrder()
+    {
+        var order = new Option<string>("--message-index-order")
+        {
+            Description = "The order nested types' paths were written in: root-first (the format), or innermost-first (Confluent's .NET serializer 2.10.1 to 2.11.0).",
+            DefaultValueFactory = _ => "root-first",
+            HelpName = "root-first|innermost-first",
+        };
+        order.AcceptOnlyFromAmong("root-first", "innermost-first");
+        return order;
+    }
 
     private static Option<string> CreateFormat()
     {
@@ -43,6 +57,7 @@ internal sealed class SchemaOptions
         command.Add(ProtoFile);
         command.Add(LegacyIndexes);
         command.Add(NoIndexes);
+        command.Add(IndexOrder);
         command.Add(Format);
     }
 
@@ -51,9 +66,10 @@ internal sealed class SchemaOptions
     {
         MessageIndexEncoding = result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag,
         MessageIndexPresence = result.GetValue(NoIndexes) ? MessageIndexPresence.Absent : MessageIndexPresence.Present,
+        MessageIndexOrder = result.GetValue(IndexOrder) == "innermost-first" ? MessageIndexOrder.InnermostFirst : MessageIndexOrder.RootFirst,
     };
 
-    /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes.</exception>
+    /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes or --message-index-order innermost-first.</exception>
     public FrameReader Reader(ParseResult result) => new(Framing(result));
 
     /// <summary>The schema source the options name, or null for framing only.</summary>

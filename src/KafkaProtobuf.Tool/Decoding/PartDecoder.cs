@@ -43,18 +43,14 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
             return new DecodedPart(framing, null, null, $"schema {framing.SchemaId} is not known to {schemas.SourceName}");
         }
 
-        MessageDescriptor? type = TypeAt(table, data, context);
+        (MessageDescriptor? type, MessageDescriptor? otherOrderType) = TypesAt(table, data, context);
         if (type is null)
         {
-            return new DecodedPart(framing, null, null, $"message-index path [{string.Join(", ", framing.Path)}] names no message of {table.File.Name}");
+            return new DecodedPart(
+                framing, null, null, $"message-index path [{string.Join(", ", framing.Path)}] names no message of {table.File.Name}", OtherOrderHint(framing, otherOrderType));
         }
 
-        if (!_decoders.TryGetValue(table.File, out ProtoJsonDecoder? decoder))
-        {
-            decoder = new ProtoJsonDecoder([table.File]);
-            _decoders[table.File] = decoder;
-        }
-
+        ProtoJsonDecoder decoder = DecoderFor(table.File);
         try
         {
             string json = decoder.Decode(type, data.AsSpan(framing.PayloadOffset, framing.PayloadLength), indented);
@@ -62,11 +58,67 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
         }
         catch (PayloadDecodeException e)
         {
-            return new DecodedPart(framing, type.FullName, null, $"the payload is not a {type.FullName}: {e.Reason} at byte {framing.PayloadOffset + e.Offset}");
+            // A path read in the wrong order often names a type the payload is not: say so if the other order's type fits it.
+            string? hint = otherOrderType is not null && otherOrderType != type && Decodes(decoder, otherOrderType, data, framing) ? OtherOrderHint(framing, otherOrderType) : null;
+            return new DecodedPart(framing, type.FullName, null, $"the payload is not a {type.FullName}: {e.Reason} at byte {framing.PayloadOffset + e.Offset}", hint);
         }
     }
 
-    /// <summary>The type the record's path names in the writer's file, by the library's own walk (the frame is read again: it cannot outlive an await).</summary>
-    private MessageDescriptor? TypeAt(MessageTypeTable table, byte[] data, SerializationContext context) =>
-        reader.TryRead(data, context, out Frame frame, out _) ? table.Find(frame.MessageIndexPath)?.Writer : null;
+    private ProtoJsonDecoder DecoderFor(FileDescriptor file)
+    {
+        if (!_decoders.TryGetValue(file, out ProtoJsonDecoder? decoder))
+        {
+            decoder = new ProtoJsonDecoder([file]);
+            _decoders[file] = decoder;
+        }
+
+        return decoder;
+    }
+
+    private static bool Decodes(ProtoJsonDecoder decoder, MessageDescriptor type, byte[] data, FramingResult framing)
+    {
+        try
+        {
+            decoder.Decode(type, data.AsSpan(framing.PayloadOffset, framing.PayloadLength), indented: false);
+            return true;
+        }
+        catch (PayloadDecodeException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The hint for a record whose path, read in the other order, names <paramref name="otherOrderType"/>: it may come
+    /// from Confluent's .NET serializer 2.10.1 to 2.11.0, which wrote nested types' paths innermost first.
+    /// </summary>
+    private string? OtherOrderHint(FramingResult framing, MessageDescriptor? otherOrderType)
+    {
+        if (otherOrderType is null)
+        {
+            return null;
+        }
+
+        bool innermostFirst = reader.MessageIndexOrder == MessageIndexOrder.InnermostFirst;
+        string otherPath = "[" + string.Join(", ", System.Linq.Enumerable.Reverse(framing.Path)) + "]";
+        return innermostFirst
+            ? $"read root first, as the format has it, the path is {otherPath}, which names {otherOrderType.FullName}: this record was not written by Confluent's .NET serializer 2.10.1 to 2.11.0; read it without --message-index-order innermost-first"
+            : $"read innermost first, the path is {otherPath}, which names {otherOrderType.FullName}: the record may come from Confluent's .NET serializer 2.10.1 to 2.11.0, which wrote nested types' paths innermost first; read it with --message-index-order innermost-first";
+    }
+
+    /// <summary>
+    /// The type the record's path names in the writer's file, by the library's own walk, and the one it names read in the
+    /// other order when that differs (the frame is read again: it cannot outlive an await).
+    /// </summary>
+    private (MessageDescriptor? Type, MessageDescriptor? OtherOrderType) TypesAt(MessageTypeTable table, byte[] data, SerializationContext context)
+    {
+        if (!reader.TryRead(data, context, out Frame frame, out _))
+        {
+            return (null, null);
+        }
+
+        MessageDescriptor? type = table.Find(frame.MessageIndexPath)?.Writer;
+        MessageDescriptor? other = frame.MessageIndexPath.Count > 1 ? table.Find(frame.MessageIndexPath.Reversed())?.Writer : null;
+        return (type, other == type ? null : other);
+    }
 }

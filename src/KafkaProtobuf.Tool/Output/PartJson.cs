@@ -56,6 +56,11 @@ internal static class PartJson
             writer.WriteBase64String("bytes", data);
         }
 
+        if (part.Hint is not null)
+        {
+            writer.WriteString("hint", part.Hint);
+        }
+
         writer.WriteEndObject();
     }
 

@@ -41,10 +41,14 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
     private readonly FrameErrorCode _otherTypeCode;
     private readonly bool _skipOtherTypes;
 
+    // MessageIndexOrder.EitherByWriterSchema: the reader reads paths root first, the writer's file decides per record.
+    private readonly bool _eitherOrder;
+
     private RecordDecoder(
-        FrameReader reader, TParser parser, WriterSchemaResolver? writerSchemas, int[]? ownPath, KeyValuePair<string, object?> ownTypeTag, FrameErrorCode otherTypeCode, bool skipOtherTypes)
+        FramingOptions framing, TParser parser, WriterSchemaResolver? writerSchemas, int[]? ownPath, KeyValuePair<string, object?> ownTypeTag, FrameErrorCode otherTypeCode, bool skipOtherTypes)
     {
-        _reader = reader;
+        _reader = framing.CreateReader();
+        _eitherOrder = framing.MessageIndexOrder == MessageIndexOrder.EitherByWriterSchema;
         _parser = parser;
         _writerSchemas = writerSchemas;
         _ownPath = ownPath;
@@ -64,9 +68,12 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
             throw new ArgumentException("WriterSchemas.VerifyCompatibility compares with the writer's schema, which needs WriterSchemas.Source or WriterSchemas.Files.", nameof(options));
         }
 
-        bool byWriterSchema = schemas.KnowsWriterFiles && (options.VerifyWriterType || schemas.VerifyCompatibility);
+        // Deciding the path's order needs a file to look both readings up in: without the writer's, the type's own file
+        // (the assumption VerifyWriterType's own-path comparison makes anyway).
+        bool eitherOrder = options.Framing.MessageIndexOrder == MessageIndexOrder.EitherByWriterSchema;
+        bool byWriterSchema = (schemas.KnowsWriterFiles || eitherOrder) && (options.VerifyWriterType || schemas.VerifyCompatibility);
         return new RecordDecoder<T, TParser>(
-            options.Framing.CreateReader(),
+            options.Framing,
             parser,
             byWriterSchema ? new WriterSchemaResolver([type], schemas) : null,
             !byWriterSchema && options.VerifyWriterType ? MessageTypePath.Of(type) : null,
@@ -78,7 +85,7 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
     /// <summary>A decoder for several message types (<see cref="MultiTypeProtobufDeserializer"/>).</summary>
     internal static RecordDecoder<T, TParser> ForTypes(IReadOnlyCollection<MessageDescriptor> types, MultiTypeDeserializerOptions options) =>
         new(
-            options.Framing.CreateReader(),
+            options.Framing,
             default,
             new WriterSchemaResolver(types, options.WriterSchemas),
             null,
@@ -155,8 +162,8 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
         if (_writerSchemas is not null)
         {
             table = _writerSchemas.Find(frame.SchemaId, context);
-            node = table?.Find(frame.MessageIndexPath);
-            if (node is { Reader: null } && _skipOtherTypes)
+            node = FindType(table, frame.MessageIndexPath, out MessageTypeTable.Node? otherReading);
+            if (node is { Reader: null } && _skipOtherTypes && otherReading is null)
             {
                 message = (T)(object)node.Skipped;
                 KafkaProtobufMetrics.Skipped(node.TypeTag);
@@ -164,6 +171,7 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
             }
 
             code = table is null ? FrameErrorCode.UnknownSchemaId
+                : otherReading is not null ? FrameErrorCode.AmbiguousMessageIndexOrder
                 : node is null ? FrameErrorCode.UnknownMessageType
                 : node.Reader is null ? _otherTypeCode
                 : node.Incompatibility is not null ? FrameErrorCode.IncompatibleWriterSchema
@@ -197,6 +205,16 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
         return true;
     }
 
+    /// <summary>The writer's type the path names, in the order the options say; <paramref name="otherReading"/> when that is ambiguous.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private MessageTypeTable.Node? FindType(MessageTypeTable? table, MessageIndexPath path, out MessageTypeTable.Node? otherReading)
+    {
+        otherReading = null;
+        return table is null ? null
+            : _eitherOrder ? table.FindEitherOrder(path, out otherReading)
+            : table.Find(path);
+    }
+
     /// <summary>Throws what <see cref="TryDecode"/> found, with what else is known about it (off the hot path).</summary>
     [DoesNotReturn]
     private void Throw(in Frame frame, in FrameError error, MessageTypeTable? table, SerializationContext context, Exception? cause) =>
@@ -209,7 +227,7 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
             return null;
         }
 
-        MessageTypeTable.Node? node = table?.Find(frame.MessageIndexPath);
+        MessageTypeTable.Node? node = FindType(table, frame.MessageIndexPath, out MessageTypeTable.Node? otherReading);
         string expected = _ownTypeTag.Value is string name ? ", expected " + name : string.Empty;
         return code switch
         {
@@ -220,6 +238,10 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
             FrameErrorCode.UnexpectedMessageType when table is null => "expected " + _ownTypeTag.Value + " at [" + string.Join(", ", _ownPath!) + "]",
             FrameErrorCode.UnexpectedMessageType or FrameErrorCode.UnregisteredMessageType => "the record is a " + node!.Writer.FullName + expected,
             FrameErrorCode.IncompatibleWriterSchema => node!.Incompatibility,
+            FrameErrorCode.AmbiguousMessageIndexOrder =>
+                "read top level first, " + frame.MessageIndexPath.ToString() + " is " + node!.Writer.FullName + "; read innermost first, "
+                + frame.MessageIndexPath.Reversed().ToString() + " is " + otherReading!.Writer.FullName
+                + "; read the topic with MessageIndexOrder.RootFirst or InnermostFirst if it holds one layout only",
             _ => null,
         };
     }

@@ -104,4 +104,13 @@ public enum FrameErrorCode
     /// record of that schema is parsed. The offset is that of the path.
     /// </summary>
     IncompatibleWriterSchema = 16,
+
+    /// <summary>
+    /// <see cref="FramingOptions.MessageIndexOrder"/> is <see cref="MessageIndexOrder.EitherByWriterSchema"/> and the
+    /// path names a message type in the writer's file read top level first and another one read innermost first: the
+    /// record may come from Confluent's .NET serializer 2.10.1 to 2.11.0 or from any other, and nothing tells which. It
+    /// is not guessed; read the topic with an explicit order, or dead-letter the record and replay it with one. The
+    /// offset is that of the path.
+    /// </summary>
+    AmbiguousMessageIndexOrder = 17,
 }

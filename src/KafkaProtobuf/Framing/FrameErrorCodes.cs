@@ -30,7 +30,8 @@ internal static class FrameErrorCodes
             or FrameErrorCode.NegativeMessageIndexCount or FrameErrorCode.MessageIndexCountExceedsData
             or FrameErrorCode.NegativeMessageIndex or FrameErrorCode.TrailingHeaderBytes => Stage.Framing,
         FrameErrorCode.UnknownSchemaId or FrameErrorCode.UnknownMessageType or FrameErrorCode.UnregisteredMessageType
-            or FrameErrorCode.UnexpectedMessageType or FrameErrorCode.IncompatibleWriterSchema => Stage.Resolution,
+            or FrameErrorCode.UnexpectedMessageType or FrameErrorCode.IncompatibleWriterSchema
+            or FrameErrorCode.AmbiguousMessageIndexOrder => Stage.Resolution,
         FrameErrorCode.InvalidPayload => Stage.Payload,
         _ => throw new System.ArgumentOutOfRangeException(nameof(code), code, "Not in the FrameErrorCodes table."),
     };
@@ -62,6 +63,8 @@ internal static class FrameErrorCodes
         FrameErrorCode.UnregisteredMessageType => "the message-index path names a message type this deserializer was not given",
         FrameErrorCode.UnexpectedMessageType => "the message-index path names another message type than the one expected",
         FrameErrorCode.IncompatibleWriterSchema => "the writer's schema gives a field of the reader's type another wire type",
+        FrameErrorCode.AmbiguousMessageIndexOrder =>
+            "the message-index path names one message type read top level first and another read innermost first",
         _ => "unknown error " + ((int)code).ToString(CultureInfo.InvariantCulture),
     };
 }

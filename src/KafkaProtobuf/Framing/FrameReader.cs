@@ -32,10 +32,18 @@ public sealed class FrameReader
     /// <exception cref="ArgumentNullException"><paramref name="options"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A value is not defined.</exception>
     /// <exception cref="ArgumentException">
-    /// <see cref="MessageIndexPresence.Absent"/> with <see cref="MessageIndexEncoding.LegacyUnsigned"/>: there are no
-    /// indexes to encode.
+    /// <see cref="MessageIndexPresence.Absent"/> with <see cref="MessageIndexEncoding.LegacyUnsigned"/> or with a
+    /// <see cref="MessageIndexOrder"/> other than <see cref="MessageIndexOrder.RootFirst"/>: there are no indexes to
+    /// encode or order. Or <see cref="MessageIndexOrder.EitherByWriterSchema"/>, which only a deserializer, knowing the
+    /// writer's schema, can apply.
     /// </exception>
     public FrameReader(FramingOptions options)
+        : this(options, allowEitherOrder: false)
+    {
+    }
+
+    /// <summary>A reader for a deserializer, which may decide the order per record: paths are then read root first.</summary>
+    internal FrameReader(FramingOptions options, bool allowEitherOrder)
     {
         if (options is null)
         {
@@ -57,14 +65,30 @@ public sealed class FrameReader
             ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown SchemaIdLookup.");
         }
 
+        if (options.MessageIndexOrder is not (MessageIndexOrder.RootFirst or MessageIndexOrder.InnermostFirst or MessageIndexOrder.EitherByWriterSchema))
+        {
+            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown MessageIndexOrder.");
+        }
+
         if (options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexEncoding == MessageIndexEncoding.LegacyUnsigned)
         {
             ThrowHelper.ThrowArgument(nameof(options), "MessageIndexPresence.Absent cannot be combined with MessageIndexEncoding.LegacyUnsigned: records without message indexes have no encoding to choose.");
         }
 
+        if (options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexOrder != MessageIndexOrder.RootFirst)
+        {
+            ThrowHelper.ThrowArgument(nameof(options), "MessageIndexPresence.Absent cannot be combined with MessageIndexOrder." + options.MessageIndexOrder + ": records without message indexes have no order to choose.");
+        }
+
+        if (options.MessageIndexOrder == MessageIndexOrder.EitherByWriterSchema && !allowEitherOrder)
+        {
+            ThrowHelper.ThrowArgument(nameof(options), "MessageIndexOrder.EitherByWriterSchema is decided per record by the writer's schema, which a FrameReader does not know: use it with a deserializer, or read with RootFirst or InnermostFirst.");
+        }
+
         SchemaIdLookup = options.SchemaIdLookup;
         MessageIndexEncoding = options.MessageIndexEncoding;
         MessageIndexPresence = options.MessageIndexPresence;
+        MessageIndexOrder = options.MessageIndexOrder == MessageIndexOrder.InnermostFirst ? MessageIndexOrder.InnermostFirst : MessageIndexOrder.RootFirst;
     }
 
     /// <summary>A shared reader for the current format: zigzag message indexes, schema-id header before prefix.</summary>
@@ -78,6 +102,12 @@ public sealed class FrameReader
 
     /// <summary>Whether records carry a message-index path (<see cref="MessageIndexPresence.Present"/>, the default).</summary>
     public MessageIndexPresence MessageIndexPresence { get; }
+
+    /// <summary>
+    /// In which order this reader takes paths to be written: <see cref="MessageIndexOrder.RootFirst"/> (the default) or
+    /// <see cref="MessageIndexOrder.InnermostFirst"/>. Either way <see cref="Frame.MessageIndexPath"/> is top level first.
+    /// </summary>
+    public MessageIndexOrder MessageIndexOrder { get; }
 
     /// <summary>
     /// Reads a record component, taking the schema identifier from the component's schema-id header in
@@ -287,7 +317,7 @@ public sealed class FrameReader
             position += length;
         }
 
-        path = new MessageIndexPath(source.Slice(indexesStart, position - indexesStart), count, encoding);
+        path = new MessageIndexPath(source.Slice(indexesStart, position - indexesStart), count, encoding, MessageIndexOrder == MessageIndexOrder.InnermostFirst);
         return FrameErrorCode.None;
     }
 }

@@ -33,12 +33,27 @@ public sealed class FramingOptions
     /// </summary>
     public MessageIndexPresence MessageIndexPresence { get; set; } = MessageIndexPresence.Present;
 
+    /// <summary>
+    /// In which order nested types' paths were written. Default <see cref="MessageIndexOrder.RootFirst"/>; choose
+    /// <see cref="MessageIndexOrder.InnermostFirst"/> only for topics written by Confluent's .NET serializer 2.10.1 to
+    /// 2.11.0, and <see cref="MessageIndexOrder.EitherByWriterSchema"/> (deserializers only) for topics that also hold
+    /// records written before or after. The order applies to the indexes once decoded, so it combines with either
+    /// <see cref="MessageIndexEncoding"/> (those versions wrote zigzag); it cannot be combined with
+    /// <see cref="MessageIndexPresence.Absent"/>, which has no path to order.
+    /// </summary>
+    public MessageIndexOrder MessageIndexOrder { get; set; } = MessageIndexOrder.RootFirst;
+
     /// <summary>Whether these are the defaults, which <see cref="FrameReader.Default"/> reads.</summary>
     internal bool IsDefault =>
-        SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix && MessageIndexEncoding == MessageIndexEncoding.ZigZag && MessageIndexPresence == MessageIndexPresence.Present;
+        SchemaIdLookup == SchemaIdLookup.HeaderThenPrefix && MessageIndexEncoding == MessageIndexEncoding.ZigZag
+        && MessageIndexPresence == MessageIndexPresence.Present && MessageIndexOrder == MessageIndexOrder.RootFirst;
 
-    /// <summary>A reader for these options: the shared default one when they are the defaults.</summary>
+    /// <summary>
+    /// A deserializer's reader for these options: the shared default one when they are the defaults. With
+    /// <see cref="MessageIndexOrder.EitherByWriterSchema"/> it reads paths root first, as the bytes are; the
+    /// deserializer then tries the other order itself.
+    /// </summary>
     /// <exception cref="System.ArgumentOutOfRangeException">A value is not defined.</exception>
     /// <exception cref="System.ArgumentException">An impossible combination.</exception>
-    internal FrameReader CreateReader() => IsDefault ? FrameReader.Default : new FrameReader(this);
+    internal FrameReader CreateReader() => IsDefault ? FrameReader.Default : new FrameReader(this, allowEitherOrder: true);
 }

@@ -10,7 +10,8 @@ namespace KafkaProtobuf.Framing;
 /// enumerating it allocates nothing.
 /// </summary>
 /// <remarks>
-/// <c>default(MessageIndexPath)</c> is <c>[0]</c>, like the one-byte <c>00</c> encoding of it.
+/// <c>default(MessageIndexPath)</c> is <c>[0]</c>, like the one-byte <c>00</c> encoding of it. A path read with
+/// <see cref="MessageIndexOrder.InnermostFirst"/> is enumerated back to front, so it is top level first here too.
 /// </remarks>
 public readonly ref struct MessageIndexPath
 {
@@ -18,13 +19,18 @@ public readonly ref struct MessageIndexPath
     private readonly ReadOnlySpan<byte> _encodedIndexes;
     private readonly int _count;
     private readonly MessageIndexEncoding _encoding;
+    private readonly bool _writtenInnermostFirst;
 
-    internal MessageIndexPath(ReadOnlySpan<byte> encodedIndexes, int count, MessageIndexEncoding encoding)
+    internal MessageIndexPath(ReadOnlySpan<byte> encodedIndexes, int count, MessageIndexEncoding encoding, bool writtenInnermostFirst)
     {
         _encodedIndexes = encodedIndexes;
         _count = count;
         _encoding = encoding;
+        _writtenInnermostFirst = writtenInnermostFirst;
     }
+
+    /// <summary>Whether the path's bytes are innermost first (read with <see cref="MessageIndexOrder.InnermostFirst"/>).</summary>
+    internal bool WrittenInnermostFirst => _writtenInnermostFirst;
 
     /// <summary>The number of indexes: the nesting depth of the message type, at least 1.</summary>
     public int Count => _count == 0 ? 1 : _count;
@@ -63,7 +69,10 @@ public readonly ref struct MessageIndexPath
 
     /// <summary>Returns an allocation-free enumerator over the indexes, top level first.</summary>
     /// <returns>The enumerator.</returns>
-    public Enumerator GetEnumerator() => new(_encodedIndexes, _count, _encoding);
+    public Enumerator GetEnumerator() => new(_encodedIndexes, _count, _encoding, _writtenInnermostFirst);
+
+    /// <summary>The same bytes read in the other order: what the path is if it was written the other way round.</summary>
+    internal MessageIndexPath Reversed() => new(_encodedIndexes, _count, _encoding, !_writtenInnermostFirst);
 
     /// <summary>Copies the indexes into <paramref name="destination"/>.</summary>
     /// <param name="destination">Where to copy; must hold at least <see cref="Count"/> elements.</param>
@@ -142,15 +151,17 @@ public readonly ref struct MessageIndexPath
         private readonly ReadOnlySpan<byte> _encodedIndexes;
         private readonly int _count;
         private readonly MessageIndexEncoding _encoding;
+        private readonly bool _backwards;
         private int _position;
         private int _returned;
 
-        internal Enumerator(ReadOnlySpan<byte> encodedIndexes, int count, MessageIndexEncoding encoding)
+        internal Enumerator(ReadOnlySpan<byte> encodedIndexes, int count, MessageIndexEncoding encoding, bool backwards)
         {
             _encodedIndexes = encodedIndexes;
             _count = count == 0 ? 1 : count;
             _encoding = encoding;
-            _position = 0;
+            _backwards = backwards;
+            _position = backwards ? encodedIndexes.Length : 0;
             _returned = 0;
             Current = 0;
         }
@@ -168,9 +179,28 @@ public readonly ref struct MessageIndexPath
             }
 
             // The short form 00 has no index bytes: its only index is 0.
-            Current = _encodedIndexes.IsEmpty ? 0 : Varint.Decode(Varint.ReadValidated(_encodedIndexes, ref _position), _encoding);
+            Current = _encodedIndexes.IsEmpty ? 0
+                : _backwards ? Varint.Decode(ReadPrevious(), _encoding)
+                : Varint.Decode(Varint.ReadValidated(_encodedIndexes, ref _position), _encoding);
             _returned++;
             return true;
+        }
+
+        /// <summary>
+        /// Reads the varint that ends just before the position and moves the position to its start. The bytes were
+        /// validated, so a varint's last byte is the one with the high bit clear and every byte before it in the same
+        /// varint has it set: the start is found by walking back.
+        /// </summary>
+        private uint ReadPrevious()
+        {
+            int start = _position - 1;
+            while (start > 0 && (_encodedIndexes[start - 1] & 0x80) != 0)
+            {
+                start--;
+            }
+
+            _position = start;
+            return Varint.ReadValidated(_encodedIndexes, ref start);
         }
     }
 }

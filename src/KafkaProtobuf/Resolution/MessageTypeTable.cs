@@ -54,6 +54,34 @@ internal sealed class MessageTypeTable
         return node is { IsMapEntry: false } ? node : null;
     }
 
+    /// <summary>
+    /// The type <paramref name="path"/> names read as written or, failing that, reversed
+    /// (<see cref="MessageIndexOrder.EitherByWriterSchema"/>). When both readings name a type, and not the same one,
+    /// the one as written is returned and the other is <paramref name="otherReading"/>: the caller rejects the record.
+    /// </summary>
+    internal Node? FindEitherOrder(MessageIndexPath path, out Node? otherReading)
+    {
+        otherReading = null;
+        Node? asWritten = Find(path);
+        if (path.Count == 1)
+        {
+            return asWritten; // one index reads the same both ways
+        }
+
+        Node? reversed = Find(path.Reversed());
+        if (asWritten is null)
+        {
+            return reversed;
+        }
+
+        if (reversed is not null && !ReferenceEquals(reversed, asWritten))
+        {
+            otherReading = reversed;
+        }
+
+        return asWritten;
+    }
+
     private static Node[] BuildLevel(IList<MessageDescriptor> types, Func<MessageDescriptor, MessageDescriptor?> readerTypeFor, bool checkWriterSchema)
     {
         var level = new Node[types.Count];

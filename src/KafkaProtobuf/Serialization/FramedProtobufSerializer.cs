@@ -45,7 +45,7 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
     /// <param name="schemaId">The registered schema's id or GUID.</param>
     /// <param name="options">The options, or <see langword="null"/> for the defaults.</param>
     /// <exception cref="ArgumentException"><paramref name="schemaId"/> is <see langword="default"/>.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">An option is not a defined enum value.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is not a defined enum value, or the order is <see cref="MessageIndexOrder.EitherByWriterSchema"/> (readers only).</exception>
     public FramedProtobufSerializer(SchemaIdentifier schemaId, FramedSerializerOptions? options)
     {
         options ??= new FramedSerializerOptions();
@@ -59,11 +59,23 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
             ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown message-index encoding.");
         }
 
+        if (options.MessageIndexOrder is not (MessageIndexOrder.RootFirst or MessageIndexOrder.InnermostFirst))
+        {
+            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "The message-index order is written RootFirst or InnermostFirst; EitherByWriterSchema is for readers.");
+        }
+
         SchemaId = schemaId;
         SchemaIdPlacement = options.SchemaIdPlacement;
         MessageIndexEncoding = options.MessageIndexEncoding;
+        MessageIndexOrder = options.MessageIndexOrder;
         _messageIndexPath = MessageTypePath.Of(new T().Descriptor);
-        _schemaIdAndIndexes = FrameWriter.ToSchemaIdAndIndexes(schemaId, _messageIndexPath, MessageIndexEncoding);
+        int[] written = (int[])_messageIndexPath.Clone();
+        if (MessageIndexOrder == MessageIndexOrder.InnermostFirst)
+        {
+            Array.Reverse(written);
+        }
+
+        _schemaIdAndIndexes = FrameWriter.ToSchemaIdAndIndexes(schemaId, written, MessageIndexEncoding);
     }
 
     /// <summary>The schema id or GUID written with every record.</summary>
@@ -75,7 +87,10 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
     /// <summary>The varint encoding of the message-index path.</summary>
     public MessageIndexEncoding MessageIndexEncoding { get; }
 
-    /// <summary><typeparamref name="T"/>'s message-index path in its .proto file, top level first.</summary>
+    /// <summary>The order the path is written in: <see cref="MessageIndexOrder.RootFirst"/> unless a test producer asked otherwise.</summary>
+    public MessageIndexOrder MessageIndexOrder { get; }
+
+    /// <summary><typeparamref name="T"/>'s message-index path in its .proto file, top level first (whichever order it is written in).</summary>
     public IReadOnlyList<int> MessageIndexPath => _messageIndexPath;
 
     /// <summary>Serializes a key or value; called by the Confluent.Kafka producer for every record.</summary>

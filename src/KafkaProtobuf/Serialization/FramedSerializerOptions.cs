@@ -17,4 +17,12 @@ public sealed class FramedSerializerOptions
     /// <see cref="MessageIndexEncoding.LegacyUnsigned"/> only for consumers that still expect the deprecated format.
     /// </summary>
     public MessageIndexEncoding MessageIndexEncoding { get; set; } = MessageIndexEncoding.ZigZag;
+
+    /// <summary>
+    /// In which order a nested type's path is written. Default <see cref="MessageIndexOrder.RootFirst"/>, the format.
+    /// <see cref="MessageIndexOrder.InnermostFirst"/> reproduces the records of Confluent's .NET serializer 2.10.1 to
+    /// 2.11.0, for testing consumers of topics that hold them; never write it for real consumers.
+    /// <see cref="MessageIndexOrder.EitherByWriterSchema"/> is for readers only.
+    /// </summary>
+    public MessageIndexOrder MessageIndexOrder { get; set; } = MessageIndexOrder.RootFirst;
 }
