@@ -86,7 +86,7 @@ internal static class ConsumeCommand
 
             using (source)
             {
-                var run = new Run(output, error, new PartDecoder(source, reader), result.GetValue(schema.Format) == "pretty", result.GetValue(keyFormat)!);
+                var run = new Run(output, error, new PartDecoder(source, reader), result.GetValue(schema.Format) == "pretty", result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType));
                 Offset start = result.GetValue(offset) is { } at ? new Offset(at) : result.GetValue(fromBeginning) ? Offset.Beginning : Offset.End;
                 int exit = await run.ExecuteAsync(config, result.GetRequiredValue(topic), result.GetValue(partition), start, result.GetValue(max), result.GetValue(untilEnd), cancellationToken).ConfigureAwait(false);
                 return exit == ExitCodes.Ok && run.BadRecords > 0 && result.GetValue(failOnError) ? ExitCodes.BadRecords : exit;
@@ -95,7 +95,7 @@ internal static class ConsumeCommand
         return command;
     }
 
-    private sealed class Run(TextWriter output, TextWriter error, PartDecoder parts, bool indented, string keyFormat)
+    private sealed class Run(TextWriter output, TextWriter error, PartDecoder parts, bool indented, string keyFormat, string? expectedValueType)
     {
         public int BadRecords { get; private set; }
 
@@ -256,7 +256,8 @@ internal static class ConsumeCommand
                     return false;
             }
 
-            DecodedPart part = await parts.DecodeAsync(data, new SerializationContext(component, topic, headers), indented: false, cancellationToken).ConfigureAwait(false);
+            DecodedPart part = await parts.DecodeAsync(
+                data, new SerializationContext(component, topic, headers), indented: false, cancellationToken, component == MessageComponentType.Value ? expectedValueType : null).ConfigureAwait(false);
             PartJson.Write(writer, part, data);
             return part.IsBad;
         }

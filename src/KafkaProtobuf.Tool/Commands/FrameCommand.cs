@@ -63,7 +63,8 @@ internal static class FrameCommand
                 DecodedPart part;
                 try
                 {
-                    part = await decoder.DecodeAsync(data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
+                    part = await decoder.DecodeAsync(
+                        data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.Format) == "pretty", cancellationToken, result.GetValue(schema.ExpectedType)).ConfigureAwait(false);
                 }
                 catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException)
                 {

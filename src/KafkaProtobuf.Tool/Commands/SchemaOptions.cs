@@ -27,6 +27,12 @@ internal sealed class SchemaOptions
 
     public Option<string> IndexOrder { get; } = CreateIndexOrder();
 
+    public Option<string?> ExpectedType { get; } = new("--type")
+    {
+        Description = "The message type (full name) records are expected to be (consume: the values; frame: the bytes given); a record whose path names another type is an error, with a hint when the path read in the other order names this one.",
+        HelpName = "full.name",
+    };
+
     public Option<string> Format { get; } = CreateFormat();
 
     private static Option<string> CreateIndexOrder()
@@ -58,6 +64,7 @@ internal sealed class SchemaOptions
         command.Add(LegacyIndexes);
         command.Add(NoIndexes);
         command.Add(IndexOrder);
+        command.Add(ExpectedType);
         command.Add(Format);
     }
 
@@ -73,7 +80,7 @@ internal sealed class SchemaOptions
     public FrameReader Reader(ParseResult result) => new(Framing(result));
 
     /// <summary>The schema source the options name, or null for framing only.</summary>
-    /// <exception cref="ArgumentException">Both a registry and a descriptor set, or a descriptor set that cannot be read.</exception>
+    /// <exception cref="ArgumentException">Both a registry and a descriptor set, a descriptor set that cannot be read, or --type without either.</exception>
     public WriterSchemaLookup? Source(ParseResult result)
     {
         string? registry = result.GetValue(Registry);
@@ -97,6 +104,11 @@ internal sealed class SchemaOptions
 
         if (registry is null)
         {
+            if (result.GetValue(ExpectedType) is not null)
+            {
+                throw new ArgumentException("--type needs --schema-registry or --descriptor-set: a record's path is read in its writer's schema");
+            }
+
             return null;
         }
 

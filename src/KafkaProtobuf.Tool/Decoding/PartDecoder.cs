@@ -26,10 +26,10 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
         return new FramingResult(error.SchemaId, default, [], 0, 0, error);
     }
 
-    /// <summary>Decodes one part.</summary>
+    /// <summary>Decodes one part; with <paramref name="expectedType"/>, a part whose path names another type is bad.</summary>
     /// <exception cref="OperationCanceledException">Ctrl+C while the schema source was asked.</exception>
     /// <exception cref="Exception">The schema source failed: the tool stops with exit code 3.</exception>
-    public async Task<DecodedPart> DecodeAsync(byte[] data, SerializationContext context, bool indented, CancellationToken cancellationToken)
+    public async Task<DecodedPart> DecodeAsync(byte[] data, SerializationContext context, bool indented, CancellationToken cancellationToken, string? expectedType = null)
     {
         FramingResult framing = ReadFraming(reader, data, context);
         if (framing.Error is not null || schemas is null)
@@ -48,6 +48,13 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
         {
             return new DecodedPart(
                 framing, null, null, $"message-index path [{string.Join(", ", framing.Path)}] names no message of {table.File.Name}", OtherOrderHint(framing, otherOrderType));
+        }
+
+        if (expectedType is not null && type.FullName != expectedType)
+        {
+            return new DecodedPart(
+                framing, type.FullName, null, $"message-index path [{string.Join(", ", framing.Path)}] names {type.FullName}, not {expectedType}",
+                otherOrderType?.FullName == expectedType ? OtherOrderHint(framing, otherOrderType) : null);
         }
 
         ProtoJsonDecoder decoder = DecoderFor(table.File);

@@ -44,7 +44,7 @@ public class ReversedPathVectorTests
         new() { Framing = { MessageIndexOrder = order }, VerifyWriterType = verifyWriterType };
 
     /// <summary>The path the vector's type has in nesting.proto, top level first.</summary>
-    private static int[] TruePath(ConfluentVector v) => KafkaProtobuf.Descriptors.MessageTypePath.Of(NestingTypes.For(v.Type).Descriptor);
+    private static int[] TruePath(ConfluentVector v) => NestingTypes.PathOf(NestingTypes.For(v.Type).Descriptor);
 
     private static bool IsPalindrome(int[] path) => path.SequenceEqual(Enumerable.Reverse(path));
 

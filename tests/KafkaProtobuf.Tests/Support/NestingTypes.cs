@@ -47,6 +47,18 @@ public static class NestingTypes
         return type;
     }
 
+    /// <summary>The path of <paramref name="type"/> in nesting.proto, top level first (nesting.proto declares no map fields).</summary>
+    public static int[] PathOf(MessageDescriptor type)
+    {
+        var path = new List<int>();
+        for (MessageDescriptor? t = type; t is not null; t = t.ContainingType)
+        {
+            path.Insert(0, t.Index);
+        }
+
+        return [.. path];
+    }
+
     public interface ITypeCase
     {
         MessageDescriptor Descriptor { get; }
