@@ -3,6 +3,7 @@ using System.Threading;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.Framing;
+using KafkaProtobuf.SchemaRegistry;
 using Shop.V1;
 
 namespace KafkaProtobuf.Tests.Docs.Snippets;
@@ -132,5 +133,27 @@ internal static class ConsumingSnippets
         var reader = new FrameReader(new FramingOptions { MessageIndexPresence = MessageIndexPresence.Absent });
         #endregion
         GC.KeepAlive(reader);
+    }
+
+    internal static void ReversedPaths(ConsumerConfig consumerConfig, RegistryClient registry)
+    {
+        #region reversed-paths
+        // Every record written by Confluent's .NET serializer 2.10.1 to 2.11.0: nested types' paths innermost first.
+        using var consumer = new ConsumerBuilder<Ignore, IMessage>(consumerConfig)
+            .SetValueDeserializer(new MultiTypeProtobufDeserializer(
+                [ShopReflection.Descriptor],
+                new MultiTypeDeserializerOptions { Framing = { MessageIndexOrder = MessageIndexOrder.InnermostFirst } }))
+            .Build();
+
+        // Records from before and after the upgrade past 2.11.0 on one topic: the writer's schema decides per record.
+        var mixed = new MultiTypeProtobufDeserializer(
+            [ShopReflection.Descriptor],
+            new MultiTypeDeserializerOptions
+            {
+                WriterSchemas = { Source = registry },
+                Framing = { MessageIndexOrder = MessageIndexOrder.EitherByWriterSchema },
+            });
+        #endregion
+        GC.KeepAlive(mixed);
     }
 }
