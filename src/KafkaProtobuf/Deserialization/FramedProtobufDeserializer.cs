@@ -63,7 +63,10 @@ public sealed class FramedProtobufDeserializer<T> : IDeserializer<T>, IAsyncDese
         _decoder = RecordDecoder<T, OwnTypeParser<T>>.ForType(new OwnTypeParser<T>(parser), new T().Descriptor, options ?? new FramedDeserializerOptions());
     }
 
-    /// <summary>The frame reader this deserializer uses, configured from its options.</summary>
+    /// <summary>
+    /// The frame reader this deserializer uses, configured from its options; with
+    /// <see cref="MessageIndexOrder.EitherByWriterSchema"/> it reads paths root first, and the deserializer decides the order.
+    /// </summary>
     public FrameReader FrameReader => _decoder.FrameReader;
 
     /// <summary>Deserializes a key or value; called by the Confluent.Kafka consumer for every record.</summary>

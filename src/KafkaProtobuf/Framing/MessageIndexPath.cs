@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Text;
 
 namespace KafkaProtobuf.Framing;
@@ -178,10 +179,13 @@ public readonly ref struct MessageIndexPath
                 return false;
             }
 
+            if (_backwards)
+            {
+                return MovePrevious(); // out of line: the root-first walk every deserializer does stays small enough to inline
+            }
+
             // The short form 00 has no index bytes: its only index is 0.
-            Current = _encodedIndexes.IsEmpty ? 0
-                : _backwards ? Varint.Decode(ReadPrevious(), _encoding)
-                : Varint.Decode(Varint.ReadValidated(_encodedIndexes, ref _position), _encoding);
+            Current = _encodedIndexes.IsEmpty ? 0 : Varint.Decode(Varint.ReadValidated(_encodedIndexes, ref _position), _encoding);
             _returned++;
             return true;
         }
@@ -191,16 +195,27 @@ public readonly ref struct MessageIndexPath
         /// validated, so a varint's last byte is the one with the high bit clear and every byte before it in the same
         /// varint has it set: the start is found by walking back.
         /// </summary>
-        private uint ReadPrevious()
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private bool MovePrevious()
         {
-            int start = _position - 1;
-            while (start > 0 && (_encodedIndexes[start - 1] & 0x80) != 0)
+            if (_encodedIndexes.IsEmpty)
             {
-                start--;
+                Current = 0;
+            }
+            else
+            {
+                int start = _position - 1;
+                while (start > 0 && (_encodedIndexes[start - 1] & 0x80) != 0)
+                {
+                    start--;
+                }
+
+                _position = start;
+                Current = Varint.Decode(Varint.ReadValidated(_encodedIndexes, ref start), _encoding);
             }
 
-            _position = start;
-            return Varint.ReadValidated(_encodedIndexes, ref start);
+            _returned++;
+            return true;
         }
     }
 }
