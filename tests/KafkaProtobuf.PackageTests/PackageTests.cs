@@ -94,6 +94,22 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     }
 
     [Fact]
+    public void KafkaProtobufHosting_HasItsTargets_AndDependsOnTheCorePackageAndTheHostingAbstractions()
+    {
+        string[] entries = Entries(packages.Package("KafkaProtobuf.Hosting"));
+        foreach (string framework in new[] { "net8.0", "net10.0" })
+        {
+            Assert.Contains($"lib/{framework}/KafkaProtobuf.Hosting.dll", entries);
+            Assert.Contains($"lib/{framework}/KafkaProtobuf.Hosting.xml", entries);
+        }
+
+        XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf.Hosting"));
+        Assert.Equal(
+            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.1", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
+            Dependencies(nuspec, "net8.0"));
+    }
+
+    [Fact]
     public void KafkaProtobufTesting_HasItsTargetsAndNoDependencyOnTheCorePackage()
     {
         string[] entries = Entries(packages.Package("KafkaProtobuf.Testing"));

@@ -93,6 +93,48 @@ public static class DeadLetterExtensions
         TimeSpan timeout,
         DeadLetterOffsetHandling offsetHandling)
     {
+        CheckArguments(consumer, producer, deadLetterTopic, timeout, offsetHandling);
+        return Send(consumer, exception.ToDeadLetterMessage(), exception.ConsumerRecord, producer, deadLetterTopic, timeout, offsetHandling);
+    }
+
+    /// <summary>
+    /// Copies a record the application's handler failed on (it deserialized fine) to <paramref name="deadLetterTopic"/>,
+    /// byte for byte with the failure in headers (<see cref="DeadLetterMessages.ToDeadLetterMessage(ConsumeResult{byte[], byte[]}, Exception)"/>),
+    /// waits for the broker's acknowledgement, then stores (and, with <see cref="DeadLetterOffsetHandling.StoreAndCommit"/>,
+    /// commits) the offset past it, as for a deserialization failure.
+    /// </summary>
+    /// <typeparam name="TKey">The consumer's key type.</typeparam>
+    /// <typeparam name="TValue">The consumer's value type.</typeparam>
+    /// <param name="consumer">The consumer the record came from.</param>
+    /// <param name="record">The record as it was written: raw key, value and headers, topic, partition and offset.</param>
+    /// <param name="failure">What the handler threw.</param>
+    /// <param name="producer">A producer for raw bytes (acks=all recommended) with delivery reports on (the default).</param>
+    /// <param name="deadLetterTopic">The dead-letter topic.</param>
+    /// <param name="timeout">How long to wait for the broker's acknowledgement.</param>
+    /// <param name="offsetHandling">Store the offset past the record, or store and commit it.</param>
+    /// <returns>Where the dead letter went and what became of the offset.</returns>
+    /// <exception cref="ArgumentException">The topic is empty.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="offsetHandling"/> is not a defined value, or the timeout is negative.</exception>
+    /// <exception cref="DeadLetterException">
+    /// The dead letter was not acknowledged in time or the producer failed. Nothing was stored or committed, and the
+    /// consumer was moved back to the record: the next <c>Consume</c> delivers it again.
+    /// </exception>
+    public static DeadLetterResult DeadLetter<TKey, TValue>(
+        this IConsumer<TKey, TValue> consumer,
+        ConsumeResult<byte[], byte[]> record,
+        Exception failure,
+        IProducer<byte[], byte[]> producer,
+        string deadLetterTopic,
+        TimeSpan timeout,
+        DeadLetterOffsetHandling offsetHandling)
+    {
+        CheckArguments(consumer, producer, deadLetterTopic, timeout, offsetHandling);
+        return Send(consumer, record.ToDeadLetterMessage(failure), record, producer, deadLetterTopic, timeout, offsetHandling);
+    }
+
+    private static void CheckArguments<TKey, TValue>(
+        IConsumer<TKey, TValue> consumer, IProducer<byte[], byte[]> producer, string deadLetterTopic, TimeSpan timeout, DeadLetterOffsetHandling offsetHandling)
+    {
         if (consumer is null)
         {
             throw new ArgumentNullException(nameof(consumer));
@@ -117,9 +159,18 @@ public static class DeadLetterExtensions
         {
             ThrowHelper.ThrowArgumentOutOfRange(nameof(offsetHandling), "Unknown offset handling.");
         }
+    }
 
-        Message<byte[], byte[]> message = exception.ToDeadLetterMessage();
-        ConsumeResult<byte[], byte[]> record = exception.ConsumerRecord;
+    /// <summary>Produces the dead letter, then stores (and commits) the offset past the record: one path for every kind of failure.</summary>
+    private static DeadLetterResult Send<TKey, TValue>(
+        IConsumer<TKey, TValue> consumer,
+        Message<byte[], byte[]> message,
+        ConsumeResult<byte[], byte[]> record,
+        IProducer<byte[], byte[]> producer,
+        string deadLetterTopic,
+        TimeSpan timeout,
+        DeadLetterOffsetHandling offsetHandling)
+    {
         TopicPartitionOffset written = Produce(consumer, producer, deadLetterTopic, message, record, timeout);
 
         // A partition revoked or lost meanwhile is its new owner's to read again. (librdkafka refuses to store for it,

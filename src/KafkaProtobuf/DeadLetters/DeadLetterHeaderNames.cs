@@ -6,13 +6,16 @@ namespace KafkaProtobuf.DeadLetters;
 /// </summary>
 public static class DeadLetterHeaderNames
 {
-    /// <summary>The <see cref="FrameErrorCode"/> name (e.g. <c>UnknownMagicByte</c>), or the exception type for other failures.</summary>
+    /// <summary>
+    /// The <see cref="FrameErrorCode"/> name (e.g. <c>UnknownMagicByte</c>), or the exception type for other failures
+    /// (its full name for a handler's failure, e.g. <c>System.TimeoutException</c>).
+    /// </summary>
     public const string ErrorCode = "kafkaprotobuf.error.code";
 
     /// <summary>The exception message.</summary>
     public const string ErrorMessage = "kafkaprotobuf.error.message";
 
-    /// <summary>Which component failed: <c>key</c> or <c>value</c>.</summary>
+    /// <summary>What failed: <c>key</c> or <c>value</c> (deserialization), or <c>handler</c> (the application's handler, on a record that deserialized).</summary>
     public const string Component = "kafkaprotobuf.error.component";
 
     /// <summary>The byte offset of the fault (<see cref="InvalidFrameException.Offset"/>), when known.</summary>

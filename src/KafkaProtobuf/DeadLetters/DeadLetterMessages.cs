@@ -5,7 +5,10 @@ using Confluent.Kafka;
 
 namespace KafkaProtobuf.DeadLetters;
 
-/// <summary>The dead letter of a record a consumer could not deserialize: the record, byte for byte, with the failure in headers.</summary>
+/// <summary>
+/// The dead letter of a record a consumer could not deserialize, or whose handler failed: the record, byte for byte, with
+/// the failure in headers.
+/// </summary>
 public static class DeadLetterMessages
 {
     /// <summary>
@@ -31,7 +34,41 @@ public static class DeadLetterMessages
                 nameof(exception));
         }
 
-        ConsumeResult<byte[], byte[]> record = exception.ConsumerRecord;
+        Exception? cause = exception.InnerException;
+        var frameError = cause as InvalidFrameException;
+        return Build(
+            exception.ConsumerRecord,
+            frameError?.ErrorCode.ToString() ?? cause?.GetType().Name ?? exception.Error.Code.ToString(),
+            cause?.Message ?? exception.Message,
+            exception.Error.Code == ErrorCode.Local_KeyDeserialization ? "key" : "value",
+            frameError?.Offset);
+    }
+
+    /// <summary>
+    /// The dead-letter message for a record the application's handler failed on: its original key, value and headers,
+    /// unchanged, followed by the <see cref="DeadLetterHeaderNames"/> headers, the error code being the exception's
+    /// type (full name) and the component <c>handler</c>.
+    /// </summary>
+    /// <param name="record">The record as it was written: raw key, value and headers, topic, partition and offset.</param>
+    /// <param name="failure">What the handler threw.</param>
+    /// <returns>The message to produce to the dead-letter topic.</returns>
+    public static Message<byte[], byte[]> ToDeadLetterMessage(this ConsumeResult<byte[], byte[]> record, Exception failure)
+    {
+        if (record is null)
+        {
+            throw new ArgumentNullException(nameof(record));
+        }
+
+        if (failure is null)
+        {
+            throw new ArgumentNullException(nameof(failure));
+        }
+
+        return Build(record, failure.GetType().FullName ?? failure.GetType().Name, failure.Message, "handler", null);
+    }
+
+    private static Message<byte[], byte[]> Build(ConsumeResult<byte[], byte[]> record, string code, string message, string component, int? errorOffset)
+    {
         var headers = new Headers();
         if (record.Message.Headers is { } original)
         {
@@ -41,14 +78,12 @@ public static class DeadLetterMessages
             }
         }
 
-        Exception? cause = exception.InnerException;
-        var frameError = cause as InvalidFrameException;
-        Add(headers, DeadLetterHeaderNames.ErrorCode, frameError?.ErrorCode.ToString() ?? cause?.GetType().Name ?? exception.Error.Code.ToString());
-        Add(headers, DeadLetterHeaderNames.ErrorMessage, cause?.Message ?? exception.Message);
-        Add(headers, DeadLetterHeaderNames.Component, exception.Error.Code == ErrorCode.Local_KeyDeserialization ? "key" : "value");
-        if (frameError is not null)
+        Add(headers, DeadLetterHeaderNames.ErrorCode, code);
+        Add(headers, DeadLetterHeaderNames.ErrorMessage, message);
+        Add(headers, DeadLetterHeaderNames.Component, component);
+        if (errorOffset is { } at)
         {
-            Add(headers, DeadLetterHeaderNames.ErrorOffset, frameError.Offset.ToString(CultureInfo.InvariantCulture));
+            Add(headers, DeadLetterHeaderNames.ErrorOffset, at.ToString(CultureInfo.InvariantCulture));
         }
 
         Add(headers, DeadLetterHeaderNames.SourceTopic, record.Topic);

@@ -69,6 +69,7 @@ public sealed partial class DocSnippetTests
     {
         string metrics = File.ReadAllText(Path.Combine(Root, "docs", "metrics.md"));
         IEnumerable<string> instruments = typeof(KafkaProtobufMetrics).GetFields(BindingFlags.Public | BindingFlags.Static)
+            .Concat(typeof(KafkaProtobuf.Hosting.KafkaProtobufConsumerMetrics).GetFields(BindingFlags.Public | BindingFlags.Static))
             .Where(f => f.IsLiteral && ((string)f.GetRawConstantValue()!).StartsWith("kafkaprotobuf.", StringComparison.Ordinal))
             .Select(f => (string)f.GetRawConstantValue()!);
         Assert.NotEmpty(instruments);
@@ -83,6 +84,7 @@ public sealed partial class DocSnippetTests
         [
             typeof(FramedDeserializerOptions), typeof(MultiTypeDeserializerOptions), typeof(FramingOptions), typeof(WriterSchemaOptions),
             typeof(FramedSerializerOptions), typeof(SchemaRegistry.RegistrySerializerOptions), typeof(SchemaRegistry.RegistryClientOptions),
+            typeof(KafkaProtobuf.Hosting.KafkaProtobufConsumerOptions), typeof(KafkaProtobuf.Hosting.HandlerFailureOptions),
         ];
         foreach (Type type in types)
         {

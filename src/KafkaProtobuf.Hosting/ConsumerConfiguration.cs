@@ -1,0 +1,83 @@
+using System;
+using System.Globalization;
+using System.Linq;
+using Confluent.Kafka;
+using Microsoft.Extensions.Configuration;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section, without reflection (trim- and
+/// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
+/// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>BackOff</c>,
+/// <c>StopApplicationOnFailure</c> and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>InitialBackOff</c>,
+/// <c>MaxBackOff</c>, <c>WhenAttemptsRunOut</c>).
+/// </summary>
+internal static class ConsumerConfiguration
+{
+    public static void Apply(IConfiguration section, KafkaProtobufConsumerOptions options)
+    {
+        IConfigurationSection topics = section.GetSection("Topics");
+        string[] names = topics.Value is { } list
+            ? list.Split([','], StringSplitOptions.RemoveEmptyEntries).Select(t => t.Trim()).ToArray()
+            : topics.GetChildren().Select(c => c.Value).OfType<string>().ToArray();
+        foreach (string topic in names.Where(t => !options.Topics.Contains(t)))
+        {
+            options.Topics.Add(topic);
+        }
+
+        if (section["DeadLetterTopic"] is { Length: > 0 } deadLetterTopic)
+        {
+            options.DeadLetterTopic = deadLetterTopic;
+        }
+
+        foreach (IConfigurationSection setting in section.GetSection("Consumer").GetChildren())
+        {
+            options.Consumer.Set(setting.Key, setting.Value);
+        }
+
+        IConfigurationSection producer = section.GetSection("DeadLetterProducer");
+        if (producer.GetChildren().Any())
+        {
+            options.DeadLetterProducer ??= new ProducerConfig();
+            foreach (IConfigurationSection setting in producer.GetChildren())
+            {
+                options.DeadLetterProducer.Set(setting.Key, setting.Value);
+            }
+        }
+
+        options.DeadLetterTimeout = TimeSpanOr(section, "DeadLetterTimeout", options.DeadLetterTimeout);
+        options.BackOff = TimeSpanOr(section, "BackOff", options.BackOff);
+        if (section["StopApplicationOnFailure"] is { } stop)
+        {
+            options.StopApplicationOnFailure = bool.TryParse(stop, out bool value) ? value : throw Invalid(section, "StopApplicationOnFailure", stop, "true or false");
+        }
+
+        IConfigurationSection failures = section.GetSection("HandlerFailures");
+        if (failures["MaxAttempts"] is { } attempts)
+        {
+            options.HandlerFailures.MaxAttempts = int.TryParse(attempts, NumberStyles.Integer, CultureInfo.InvariantCulture, out int n) ? n : throw Invalid(failures, "MaxAttempts", attempts, "a whole number");
+        }
+
+        options.HandlerFailures.InitialBackOff = TimeSpanOr(failures, "InitialBackOff", options.HandlerFailures.InitialBackOff);
+        options.HandlerFailures.MaxBackOff = TimeSpanOr(failures, "MaxBackOff", options.HandlerFailures.MaxBackOff);
+        if (failures["WhenAttemptsRunOut"] is { } when)
+        {
+            options.HandlerFailures.WhenAttemptsRunOut = when.Trim() switch
+            {
+                nameof(HandlerFailureAction.DeadLetter) => HandlerFailureAction.DeadLetter,
+                nameof(HandlerFailureAction.StopConsumer) => HandlerFailureAction.StopConsumer,
+                _ => throw Invalid(failures, "WhenAttemptsRunOut", when, "DeadLetter or StopConsumer"),
+            };
+        }
+    }
+
+    private static TimeSpan TimeSpanOr(IConfiguration section, string key, TimeSpan fallback) =>
+        section[key] is not { } text ? fallback
+        : TimeSpan.TryParse(text, CultureInfo.InvariantCulture, out TimeSpan value) ? value
+        : throw Invalid(section, key, text, "a time span such as 00:00:10");
+
+    private static InvalidOperationException Invalid(IConfiguration section, string key, string value, string expected) =>
+        new("The KafkaProtobuf consumer setting " + ((section as IConfigurationSection)?.Path is { Length: > 0 } path ? path + ":" : string.Empty) + key
+            + " is '" + value + "'; expected " + expected + ".");
+}

@@ -1,0 +1,391 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// The recommended consume loop, run by the host: on its own thread, it consumes, hands each record to the handler and
+/// stores its offset once the handler returned (auto-commit sends the stored offsets), dead-letters what cannot be
+/// deserialized or handled, reads again what met an unavailable schema or a failed dead letter, and stops the
+/// application on what it cannot get past. Shutdown stops taking records, lets the record in hand finish (cancelled
+/// when the host's shutdown timeout runs out), then closes the consumer, which commits and leaves the group.
+/// </summary>
+internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IDisposable
+{
+    // After the host's shutdown timeout cancels the handler: how long the loop may still take to close the consumer.
+    private static readonly TimeSpan CloseGrace = TimeSpan.FromSeconds(10);
+
+    private readonly ConsumerRegistration<TKey, TValue> _registration;
+    private readonly IServiceProvider _services;
+    private readonly ILogger _logger;
+    private readonly ConsumerStatus _status;
+    private readonly KeyValuePair<string, object?> _tag;
+    private readonly CancellationTokenSource _stopTaking = new();
+    private readonly CancellationTokenSource _abortHandler = new();
+    private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private KafkaProtobufConsumerOptions _options = null!;
+    private IConsumer<TKey, TValue>? _consumer;
+    private IProducer<byte[], byte[]>? _deadLetters;
+    private RawBytesCapture<TKey> _keys = null!;
+    private RawBytesCapture<TValue> _values = null!;
+    private Thread? _thread;
+
+    public KafkaProtobufConsumerService(ConsumerRegistration<TKey, TValue> registration, IServiceProvider services)
+    {
+        _registration = registration;
+        _services = services;
+        _logger = services.GetService<ILoggerFactory>()?.CreateLogger("KafkaProtobuf.Hosting.Consumer." + registration.Name) ?? NullLogger.Instance;
+        _status = services.GetRequiredService<KafkaProtobufConsumerStates>().For(registration.Name);
+        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, registration.Name);
+    }
+
+    internal string Name => _registration.Name;
+
+    /// <summary>The options the consumer starts with: configuration, then code, validated.</summary>
+    internal KafkaProtobufConsumerOptions CreateOptions() => _registration.CreateOptions(_services);
+
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        _options = CreateOptions();
+        _keys = new RawBytesCapture<TKey>(_registration.KeyDeserializer?.Invoke(_services) ?? BuiltInDeserializer<TKey>("key"));
+        _values = new RawBytesCapture<TValue>(_registration.ValueDeserializer?.Invoke(_services) ?? BuiltInDeserializer<TValue>("value"));
+        _consumer = new ConsumerBuilder<TKey, TValue>(_options.ConsumerConfigForLoop())
+            .SetKeyDeserializer(_keys)
+            .SetValueDeserializer(_values)
+            .SetErrorHandler((_, error) => OnClientError(error))
+            .SetLogHandler((_, message) => { }) // librdkafka's own log lines would go to stderr; errors come through the handler above
+            .Build();
+        if (_options.DeadLetterTopic is not null)
+        {
+            _deadLetters = new ProducerBuilder<byte[], byte[]>(_options.DeadLetterProducerConfig()).Build();
+        }
+
+        _consumer.Subscribe(_options.Topics);
+        _status.Running();
+        ConsumerLog.Started(_logger, Name, _options.Topics);
+        _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };
+        _thread.Start();
+        return Task.CompletedTask;
+    }
+
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        if (_thread is null)
+        {
+            return;
+        }
+
+        _stopTaking.Cancel();
+        var timedOut = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        using (cancellationToken.Register(() => timedOut.TrySetResult(true)))
+        {
+            if (await Task.WhenAny(_loopEnded.Task, timedOut.Task).ConfigureAwait(false) == _loopEnded.Task)
+            {
+                return;
+            }
+        }
+
+        // The host's shutdown timeout ran out with a handler still running: cancel it, and give the loop a moment to close.
+        _abortHandler.Cancel();
+        await Task.WhenAny(_loopEnded.Task, Task.Delay(CloseGrace, CancellationToken.None)).ConfigureAwait(false);
+    }
+
+    public void Dispose()
+    {
+        if (_thread is { IsAlive: true })
+        {
+            _stopTaking.Cancel();
+            _abortHandler.Cancel();
+            _thread.Join(CloseGrace);
+        }
+
+        _consumer?.Dispose();
+        _deadLetters?.Dispose();
+        _stopTaking.Dispose();
+        _abortHandler.Dispose();
+    }
+
+    private void Run()
+    {
+        try
+        {
+            while (!_stopTaking.IsCancellationRequested)
+            {
+                ConsumeResult<TKey, TValue>? result;
+                try
+                {
+                    result = _consumer!.Consume(_stopTaking.Token);
+                }
+                catch (OperationCanceledException) when (_stopTaking.IsCancellationRequested)
+                {
+                    break;
+                }
+                catch (ConsumeException e) when (e.IsDeserializationFailure())
+                {
+                    if (!DeadLetter(e.ConsumerRecord, () => _consumer!.DeadLetter(e, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, e.InnerException ?? e))
+                    {
+                        break;
+                    }
+
+                    continue;
+                }
+                catch (ConsumeException e) when (e.IsSchemaUnavailable())
+                {
+                    // Not bad data: nothing is committed past it; go back to it and read it again after a pause.
+                    _status.SchemaWasUnavailable();
+                    ConsumerLog.SchemaUnavailable(_logger, Name, Describe(e.ConsumerRecord.TopicPartitionOffset), _options.BackOff, e.InnerException ?? e);
+                    _consumer!.Seek(e.ConsumerRecord.TopicPartitionOffset);
+                    Pause(_options.BackOff);
+                    continue;
+                }
+                catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+                {
+                    ConsumerLog.ConsumerError(_logger, Name, e.Error.ToString());
+                    continue;
+                }
+                catch (KafkaException e)
+                {
+                    Fail("the consumer failed: " + e.Error, e);
+                    break;
+                }
+
+                if (result is null || result.IsPartitionEOF)
+                {
+                    continue;
+                }
+
+                if (!Handle(result))
+                {
+                    break;
+                }
+            }
+        }
+        catch (Exception e)
+        {
+            Fail("the consume loop failed: " + e.Message, e);
+        }
+        finally
+        {
+            Close();
+            _loopEnded.TrySetResult(true);
+        }
+    }
+
+    /// <summary>Runs the handler on a record until it completes, is dead-lettered, or the consumer stops. False: stop the loop.</summary>
+    private bool Handle(ConsumeResult<TKey, TValue> record)
+    {
+        HandlerFailureOptions failures = _options.HandlerFailures;
+        for (int attempt = 1; ; attempt++)
+        {
+            long started = Stopwatch.GetTimestamp();
+            try
+            {
+                RunHandler(record);
+                KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: true);
+                StoreOffset(record);
+                _status.RecordDone();
+                return true;
+            }
+            catch (OperationCanceledException) when (_abortHandler.IsCancellationRequested)
+            {
+                KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: false);
+                ConsumerLog.HandlerCancelled(_logger, Name, Describe(record.TopicPartitionOffset));
+                return false;
+            }
+            catch (Exception e)
+            {
+                KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: false);
+                _status.HandlerFailed(attempt);
+                HandlerFailureAction action = failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
+                if (action == HandlerFailureAction.Retry && attempt >= failures.MaxAttempts)
+                {
+                    action = failures.WhenAttemptsRunOut;
+                }
+
+                switch (action)
+                {
+                    case HandlerFailureAction.Retry:
+                        TimeSpan backOff = BackOff(attempt);
+                        KafkaProtobufConsumerMetrics.Retried(_tag);
+                        ConsumerLog.HandlerRetrying(_logger, Name, Describe(record.TopicPartitionOffset), attempt, failures.MaxAttempts, backOff, e);
+                        if (!Pause(backOff))
+                        {
+                            return false; // shutting down: the record is not committed, so it is read again
+                        }
+
+                        continue;
+                    case HandlerFailureAction.DeadLetter when _deadLetters is not null:
+                        ConsumeResult<byte[], byte[]> raw = Raw(record);
+                        return DeadLetter(raw, () => _consumer!.DeadLetter(raw, e, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, e);
+                    default:
+                        Fail(
+                            "the handler failed on " + Describe(record.TopicPartitionOffset)
+                                + (action == HandlerFailureAction.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
+                                + " (" + e.GetType().Name + ": " + e.Message + ")",
+                            e);
+                        return false;
+                }
+            }
+        }
+    }
+
+    private void RunHandler(ConsumeResult<TKey, TValue> record)
+    {
+        Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler = _registration.Handler!;
+        if (!_registration.HandlerNeedsScope)
+        {
+            handler(_services, record, _abortHandler.Token).GetAwaiter().GetResult();
+            return;
+        }
+
+        using IServiceScope scope = _services.CreateScope();
+        handler(scope.ServiceProvider, record, _abortHandler.Token).GetAwaiter().GetResult();
+    }
+
+    /// <summary>Writes a dead letter; a retriable failure backs off (the record comes again), any other stops. False: stop the loop.</summary>
+    private bool DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure)
+    {
+        string where = Describe(record.TopicPartitionOffset);
+        if (_deadLetters is null)
+        {
+            Fail(where + " cannot be deserialized and there is no dead-letter topic (" + failure.Message + ")", failure);
+            return false;
+        }
+
+        try
+        {
+            send();
+            KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
+            _status.RecordDone();
+            ConsumerLog.DeadLettered(_logger, Name, where, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization", failure.GetType().Name + ": " + failure.Message);
+            return true;
+        }
+        catch (DeadLetterException d) when (d.IsRetriable)
+        {
+            // DeadLetter moved the consumer back to the record: after the pause, Consume delivers it again.
+            ConsumerLog.DeadLetterRetrying(_logger, Name, where, d.Error.ToString(), _options.BackOff);
+            Pause(_options.BackOff);
+            return true;
+        }
+        catch (DeadLetterException d)
+        {
+            Fail("the dead letter of " + where + " cannot be written: " + d.Error, d);
+            return false;
+        }
+    }
+
+    private void StoreOffset(ConsumeResult<TKey, TValue> record)
+    {
+        try
+        {
+            _consumer!.StoreOffset(record);
+        }
+        catch (KafkaException e)
+        {
+            ConsumerLog.OffsetNotStored(_logger, Name, record.TopicPartitionOffset, e.Error.Code);
+        }
+    }
+
+    /// <summary>The record in hand as it was written: the captured key and value bytes, its headers and position.</summary>
+    private ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record) => new()
+    {
+        TopicPartitionOffset = record.TopicPartitionOffset,
+        Message = new Message<byte[], byte[]>
+        {
+            Key = _keys.ToArray()!,
+            Value = _values.ToArray()!,
+            Headers = record.Message.Headers,
+            Timestamp = record.Message.Timestamp,
+        },
+    };
+
+    private TimeSpan BackOff(int attempt)
+    {
+        // Exponential, capped, with full jitter above half: between half and all of min(max, initial * 2^(attempt - 1)).
+        HandlerFailureOptions failures = _options.HandlerFailures;
+        double ceiling = Math.Min(failures.MaxBackOff.TotalMilliseconds, failures.InitialBackOff.TotalMilliseconds * Math.Pow(2, Math.Min(attempt - 1, 30)));
+#if NET6_0_OR_GREATER
+        double jitter = Random.Shared.NextDouble();
+#else
+        double jitter = new Random().NextDouble();
+#endif
+        return TimeSpan.FromMilliseconds(ceiling / 2 * (1 + jitter));
+    }
+
+    /// <summary>Waits, unless shutdown comes first. False when it did.</summary>
+    private bool Pause(TimeSpan delay) => !_stopTaking.Token.WaitHandle.WaitOne(delay);
+
+    private void OnClientError(Error error)
+    {
+        if (error.IsFatal)
+        {
+            Fail("librdkafka reported a fatal error: " + error, null);
+            _stopTaking.Cancel();
+        }
+        else if (_logger.IsEnabled(LogLevel.Warning))
+        {
+            ConsumerLog.ClientError(_logger, Name, error.ToString());
+        }
+    }
+
+    private void Fail(string reason, Exception? exception)
+    {
+        if (_status.State == KafkaProtobufConsumerState.Failed)
+        {
+            return;
+        }
+
+        _status.Failed(reason);
+        ConsumerLog.Failed(_logger, Name, reason, exception);
+        if (_options.StopApplicationOnFailure)
+        {
+            _services.GetService<IHostApplicationLifetime>()?.StopApplication();
+        }
+    }
+
+    private void Close()
+    {
+        try
+        {
+            _consumer!.Close(); // commits the stored offsets and leaves the group
+            _deadLetters?.Flush(TimeSpan.FromSeconds(5));
+            _status.Stopped();
+            ConsumerLog.Stopped(_logger, Name);
+        }
+        catch (Exception e) when (e is KafkaException or ObjectDisposedException or InvalidOperationException)
+        {
+            _status.Stopped();
+            ConsumerLog.CloseFailed(_logger, Name, e);
+        }
+    }
+
+    private static double Seconds(long started) => (Stopwatch.GetTimestamp() - started) / (double)Stopwatch.Frequency;
+
+    private static string Describe(TopicPartitionOffset position) =>
+        string.Create(CultureInfo.InvariantCulture, $"{position.Topic} [{position.Partition.Value}] @{position.Offset.Value}");
+
+    private static IDeserializer<T> BuiltInDeserializer<T>(string component) => typeof(T) switch
+    {
+        var t when t == typeof(string) => (IDeserializer<T>)(object)Deserializers.Utf8,
+        var t when t == typeof(byte[]) => (IDeserializer<T>)(object)Deserializers.ByteArray,
+        var t when t == typeof(Ignore) => (IDeserializer<T>)(object)Deserializers.Ignore,
+        var t when t == typeof(Null) => (IDeserializer<T>)(object)Deserializers.Null,
+        var t when t == typeof(int) => (IDeserializer<T>)(object)Deserializers.Int32,
+        var t when t == typeof(long) => (IDeserializer<T>)(object)Deserializers.Int64,
+        var t when t == typeof(float) => (IDeserializer<T>)(object)Deserializers.Single,
+        var t when t == typeof(double) => (IDeserializer<T>)(object)Deserializers.Double,
+        _ => throw new InvalidOperationException(
+            "The " + component + " type " + typeof(T).Name + " has no built-in deserializer: call WithProtobuf" + (component == "key" ? "Keys" : "Values")
+            + " or With" + (component == "key" ? "Key" : "Value") + "Deserializer on the consumer's builder."),
+    };
+}

@@ -1,0 +1,38 @@
+using System;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// Wraps a deserializer and keeps a copy of the last bytes it was given, in a buffer it reuses: what a record whose
+/// handler failed is dead-lettered with, byte for byte, when the consumer has long handed out the deserialized
+/// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown; one loop
+/// thread consumes and handles records one at a time, so the copy is the record in hand.
+/// </summary>
+internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>
+{
+    private byte[] _buffer = new byte[256];
+    private int _length;
+    private bool _isNull;
+
+    public T Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
+    {
+        _isNull = isNull;
+        _length = 0;
+        if (!isNull)
+        {
+            if (data.Length > _buffer.Length)
+            {
+                _buffer = new byte[Math.Max(data.Length, _buffer.Length * 2)];
+            }
+
+            data.CopyTo(_buffer);
+            _length = data.Length;
+        }
+
+        return inner.Deserialize(data, isNull, context);
+    }
+
+    /// <summary>The last bytes, as a new array (for a dead letter), or <see langword="null"/> for a null key or value.</summary>
+    public byte[]? ToArray() => _isNull ? null : _buffer.AsSpan(0, _length).ToArray();
+}

@@ -1,0 +1,49 @@
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// The hosted consumers' instruments, on the package's meter (<c>KafkaProtobuf</c>, the deserializers' meter), each tagged
+/// with the consumer's name.
+/// </summary>
+public static class KafkaProtobufConsumerMetrics
+{
+    /// <summary>Records whose handler completed (their offsets stored).</summary>
+    public const string RecordsHandled = "kafkaprotobuf.consumer.records.handled";
+
+    /// <summary>How long each handler run took, failed runs included, in seconds.</summary>
+    public const string HandlerDuration = "kafkaprotobuf.consumer.handler.duration";
+
+    /// <summary>Handler runs that failed and were retried.</summary>
+    public const string HandlerRetries = "kafkaprotobuf.consumer.handler.retries";
+
+    /// <summary>Records written to the dead-letter topic, tagged <c>reason</c> = <c>deserialization</c> or <c>handler</c>.</summary>
+    public const string RecordsDeadLettered = "kafkaprotobuf.consumer.records.dead_lettered";
+
+    /// <summary>The tag naming the consumer.</summary>
+    public const string ConsumerTag = "consumer";
+
+    /// <summary>The tag saying why a record was dead-lettered.</summary>
+    public const string ReasonTag = "reason";
+
+    private static readonly Meter Meter = new("KafkaProtobuf", typeof(KafkaProtobufConsumerMetrics).Assembly.GetName().Version?.ToString());
+    private static readonly Counter<long> Handled = Meter.CreateCounter<long>(RecordsHandled, "{record}", "Records whose handler completed.");
+    private static readonly Histogram<double> Duration = Meter.CreateHistogram<double>(HandlerDuration, "s", "How long each handler run took.");
+    private static readonly Counter<long> Retries = Meter.CreateCounter<long>(HandlerRetries, "{retry}", "Handler runs that failed and were retried.");
+    private static readonly Counter<long> DeadLettered = Meter.CreateCounter<long>(RecordsDeadLettered, "{record}", "Records written to the dead-letter topic.");
+
+    internal static void HandlerRan(KeyValuePair<string, object?> consumer, double seconds, bool completed)
+    {
+        Duration.Record(seconds, consumer);
+        if (completed)
+        {
+            Handled.Add(1, consumer);
+        }
+    }
+
+    internal static void Retried(KeyValuePair<string, object?> consumer) => Retries.Add(1, consumer);
+
+    internal static void DeadLetter(KeyValuePair<string, object?> consumer, bool handlerFailure) =>
+        DeadLettered.Add(1, consumer, new KeyValuePair<string, object?>(ReasonTag, handlerFailure ? "handler" : "deserialization"));
+}

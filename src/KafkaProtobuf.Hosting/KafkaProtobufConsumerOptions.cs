@@ -1,0 +1,121 @@
+using System;
+using System.Collections.Generic;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// One hosted consumer: what it reads, where poison records and failed handlers' records go, how handler failures are
+/// retried. Set in code or read from configuration
+/// (<see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(Microsoft.Extensions.DependencyInjection.IServiceCollection, string, Microsoft.Extensions.Configuration.IConfiguration, Action{KafkaProtobufConsumerOptions}?)"/>).
+/// </summary>
+public sealed class KafkaProtobufConsumerOptions
+{
+    /// <summary>
+    /// The consumer's settings, with librdkafka's names in configuration (<c>bootstrap.servers</c>, <c>group.id</c>,
+    /// <c>security.protocol</c>...). The hosted consumer owns offsets: it sets <c>enable.auto.offset.store</c> to false
+    /// and <c>enable.auto.commit</c> to true, and refuses a configuration that says otherwise.
+    /// </summary>
+    public ConsumerConfig Consumer { get; set; } = new();
+
+    /// <summary>The topics to subscribe to (at least one).</summary>
+    public IList<string> Topics { get; } = new List<string>();
+
+    /// <summary>
+    /// Where records that cannot be deserialized, and records whose handler failed for good, are copied byte for byte.
+    /// Without one, such a record stops the consumer (nothing is skipped silently).
+    /// </summary>
+    public string? DeadLetterTopic { get; set; }
+
+    /// <summary>
+    /// The dead-letter producer's settings; default: the consumer's <c>bootstrap.servers</c> and security settings,
+    /// acks=all, idempotence on.
+    /// </summary>
+    public ProducerConfig? DeadLetterProducer { get; set; }
+
+    /// <summary>How long a dead letter may wait for the broker's acknowledgement. Default 10 s.</summary>
+    public TimeSpan DeadLetterTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>The pause after a dead letter that could not be written, or a writer's schema that could not be obtained, before the record is read again. Default 1 s.</summary>
+    public TimeSpan BackOff { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>What happens when the handler throws.</summary>
+    public HandlerFailureOptions HandlerFailures { get; } = new();
+
+    /// <summary>
+    /// Whether a consumer that stops for good (a fatal Kafka error, a dead letter that cannot be written, a handler
+    /// failure whose policy is to stop) stops the application too (<c>IHostApplicationLifetime.StopApplication</c>).
+    /// Default <see langword="true"/>: a service whose consumer died should be restarted by its orchestrator, not
+    /// keep running idle.
+    /// </summary>
+    public bool StopApplicationOnFailure { get; set; } = true;
+
+    /// <summary>Checks the options before the consumer starts.</summary>
+    /// <exception cref="InvalidOperationException">What is missing or contradicts the offset rule.</exception>
+    internal void Validate(string name)
+    {
+        string Prefix() => "The KafkaProtobuf consumer '" + name + "': ";
+        if (Topics.Count == 0)
+        {
+            throw new InvalidOperationException(Prefix() + "no topic to read: add one to Topics.");
+        }
+
+        if (string.IsNullOrEmpty(Consumer.BootstrapServers) || string.IsNullOrEmpty(Consumer.GroupId))
+        {
+            throw new InvalidOperationException(Prefix() + "the consumer needs bootstrap.servers and group.id.");
+        }
+
+        if (Consumer.EnableAutoOffsetStore == true || Consumer.EnableAutoCommit == false)
+        {
+            throw new InvalidOperationException(Prefix() + "the hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.");
+        }
+
+        if (HandlerFailures.MaxAttempts < 1)
+        {
+            throw new InvalidOperationException(Prefix() + "HandlerFailures.MaxAttempts must be at least 1.");
+        }
+
+        if (HandlerFailures.InitialBackOff < TimeSpan.Zero || HandlerFailures.MaxBackOff < HandlerFailures.InitialBackOff || BackOff < TimeSpan.Zero || DeadLetterTimeout <= TimeSpan.Zero)
+        {
+            throw new InvalidOperationException(Prefix() + "back-offs must not be negative, MaxBackOff not below InitialBackOff, and DeadLetterTimeout must be positive.");
+        }
+
+        if (HandlerFailures.WhenAttemptsRunOut is not (HandlerFailureAction.DeadLetter or HandlerFailureAction.StopConsumer))
+        {
+            throw new InvalidOperationException(Prefix() + "HandlerFailures.WhenAttemptsRunOut must be DeadLetter or StopConsumer.");
+        }
+    }
+
+    /// <summary>The consumer's configuration with the offset rule applied.</summary>
+    internal ConsumerConfig ConsumerConfigForLoop()
+    {
+        var config = new ConsumerConfig(new Dictionary<string, string>(Consumer))
+        {
+            EnableAutoOffsetStore = false,
+            EnableAutoCommit = true,
+        };
+        return config;
+    }
+
+    /// <summary>The dead-letter producer's configuration: the one given, or one derived from the consumer's.</summary>
+    internal ProducerConfig DeadLetterProducerConfig()
+    {
+        if (DeadLetterProducer is not null)
+        {
+            return DeadLetterProducer;
+        }
+
+        var config = new ProducerConfig { Acks = Acks.All, EnableIdempotence = true };
+        foreach (KeyValuePair<string, string> setting in Consumer)
+        {
+            // The connection and security settings; consumer-only ones would make librdkafka warn.
+            if (setting.Key is "bootstrap.servers" or "client.id" || setting.Key.StartsWith("security.", StringComparison.Ordinal)
+                || setting.Key.StartsWith("sasl.", StringComparison.Ordinal) || setting.Key.StartsWith("ssl.", StringComparison.Ordinal))
+            {
+                config.Set(setting.Key, setting.Value);
+            }
+        }
+
+        return config;
+    }
+}

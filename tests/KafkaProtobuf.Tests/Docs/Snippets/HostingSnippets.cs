@@ -1,0 +1,66 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.SchemaRegistry;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Shop.V1;
+
+namespace KafkaProtobuf.Tests.Docs.Snippets;
+
+/// <summary>The hosted consumer as the docs show it. Compiled, not run.</summary>
+internal static class HostingSnippets
+{
+    internal static void Hosted(string[] args)
+    {
+        #region hosted-consumer
+        var builder = Host.CreateApplicationBuilder(args);
+        builder.Services
+            .AddKafkaProtobufConsumer<string, OrderPlaced>("orders", builder.Configuration.GetSection("Kafka:Orders"))
+            .WithProtobufValues()
+            .HandleWith<OrderPlacedHandler>();        // resolved in a new scope per record
+        builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
+        builder.Build().Run();
+        #endregion
+    }
+
+    #region hosted-handler
+    public sealed class OrderPlacedHandler(IOrderStore store) : IRecordHandler<string, OrderPlaced>
+    {
+        // Its offset is stored once this returns; an exception is retried, then dead-lettered (HandlerFailures).
+        public Task HandleAsync(ConsumeResult<string, OrderPlaced> record, CancellationToken cancellationToken) =>
+            store.SaveAsync(record.Message.Value, cancellationToken);
+    }
+    #endregion
+
+    public interface IOrderStore
+    {
+        Task SaveAsync(OrderPlaced order, CancellationToken cancellationToken);
+    }
+
+    internal static void InCode(IServiceCollection services)
+    {
+        #region hosted-consumer-code
+        services
+            .AddKafkaProtobufConsumer<string, IMessage>("shop", options =>
+            {
+                options.Consumer = new ConsumerConfig { BootstrapServers = "localhost:9092", GroupId = "shop-service" };
+                options.Topics.Add("shop.orders");
+                options.DeadLetterTopic = "shop.orders.dlq";
+                options.HandlerFailures.MaxAttempts = 5;  // then dead-lettered with the exception in headers
+                options.HandlerFailures.Classify = e => e is ArgumentException ? HandlerFailureAction.DeadLetter : null;
+            })
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+            .Handle((record, cancellationToken) => record.Message.Value switch
+            {
+                OrderPlaced placed => Task.CompletedTask,       // ...
+                OrderShipped shipped => Task.CompletedTask,     // ...
+                _ => Task.CompletedTask,                        // SkippedMessage, tombstones
+            });
+        #endregion
+    }
+}

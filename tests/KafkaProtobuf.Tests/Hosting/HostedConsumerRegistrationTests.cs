@@ -1,0 +1,106 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>Registering hosted consumers, from code and from configuration, and what is refused before anything connects.</summary>
+public sealed class HostedConsumerRegistrationTests
+{
+    private static IConfiguration Configuration(params (string Key, string Value)[] settings) =>
+        new ConfigurationBuilder().AddInMemoryCollection(settings.Select(s => new KeyValuePair<string, string?>(s.Key, s.Value))).Build();
+
+    private static KafkaProtobufConsumerOptions OptionsOf(IServiceCollection services, string name)
+    {
+        using ServiceProvider provider = services.BuildServiceProvider();
+        return provider.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single(s => s.Name == name).CreateOptions();
+    }
+
+    [Fact]
+    public void FromConfiguration_TopicsConsumerSettingsDeadLettersAndPolicyAreRead_WithLibrdkafkasNames()
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics:0", "devices"),
+            ("Kafka:Devices:Topics:1", "devices.eu"),
+            ("Kafka:Devices:DeadLetterTopic", "devices.dlq"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:Consumer:security.protocol", "SASL_SSL"),
+            ("Kafka:Devices:BackOff", "00:00:02"),
+            ("Kafka:Devices:HandlerFailures:MaxAttempts", "7"),
+            ("Kafka:Devices:HandlerFailures:InitialBackOff", "00:00:00.5"),
+            ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"), o => o.DeadLetterTimeout = TimeSpan.FromSeconds(3))
+            .WithProtobufValues()
+            .Handle((_, _) => Task.CompletedTask);
+
+        KafkaProtobufConsumerOptions options = OptionsOf(services, "devices");
+
+        Assert.Equal(["devices", "devices.eu"], options.Topics);
+        Assert.Equal("devices.dlq", options.DeadLetterTopic);
+        Assert.Equal("127.0.0.1:9092", options.Consumer.BootstrapServers);
+        Assert.Equal("device-service", options.Consumer.GroupId);
+        Assert.Equal("SASL_SSL", options.Consumer.Get("security.protocol"));
+        Assert.Equal(TimeSpan.FromSeconds(2), options.BackOff);
+        Assert.Equal(TimeSpan.FromSeconds(3), options.DeadLetterTimeout); // code after configuration
+        Assert.Equal(7, options.HandlerFailures.MaxAttempts);
+        Assert.Equal(TimeSpan.FromMilliseconds(500), options.HandlerFailures.InitialBackOff);
+        Assert.Equal(HandlerFailureAction.StopConsumer, options.HandlerFailures.WhenAttemptsRunOut);
+        Assert.Equal("SASL_SSL", options.DeadLetterProducerConfig().Get("security.protocol")); // the producer connects like the consumer
+        Assert.False(options.ConsumerConfigForLoop().EnableAutoOffsetStore);
+    }
+
+    [Theory]
+    [InlineData("HandlerFailures:MaxAttempts", "many", "Kafka:Devices:HandlerFailures:MaxAttempts is 'many'")]
+    [InlineData("BackOff", "soon", "Kafka:Devices:BackOff is 'soon'")]
+    [InlineData("HandlerFailures:WhenAttemptsRunOut", "Retry", "expected DeadLetter or StopConsumer")]
+    public void ABadSetting_IsNamedWithItsPath(string key, string value, string expected)
+    {
+        IConfiguration configuration = Configuration(("Kafka:Devices:Topics", "devices"), ("Kafka:Devices:" + key, value));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains(expected, e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheOffsetRule_IsThePackages_AConfigurationThatSaysOtherwiseIsRefused()
+    {
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
+        {
+            o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g", EnableAutoCommit = false };
+            o.Topics.Add("devices");
+        }).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains("enable.auto.commit", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void WithoutAHandlerOrATopic_OrWithATakenName_TheRegistrationSaysSo()
+    {
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
+        {
+            o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" };
+            o.Topics.Add("devices");
+        }).WithProtobufValues();
+        services.AddKafkaProtobufConsumer<string, Device>("no-topic", o => o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" })
+            .Handle((_, _) => Task.CompletedTask);
+
+        Assert.Contains("no handler", Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices")).Message, StringComparison.Ordinal);
+        Assert.Contains("no topic", Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "no-topic")).Message, StringComparison.Ordinal);
+        Assert.Throws<ArgumentException>(() => services.AddKafkaProtobufConsumer<string, Device>("devices", _ => { }));
+    }
+}

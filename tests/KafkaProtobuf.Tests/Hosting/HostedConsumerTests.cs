@@ -1,0 +1,287 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+using Xunit;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// The hosted consumer on the embedded cluster, in a generic host: the offset rule (a new member re-reads nothing that
+/// was handled, nothing past a record that was not), handler failures retried then dead-lettered or stopping, a poison
+/// record and a failing handler in one partition, a slow handler cancelled at shutdown, and the health check's states.
+/// Every wait has a deadline; nothing asserts on time.
+/// </summary>
+public sealed class HostedConsumerTests : IDisposable
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    private readonly EmbeddedKafkaCluster _cluster = StartCluster();
+    private readonly string _group = "hosted-" + Guid.NewGuid().ToString("N");
+    private readonly List<IHost> _hosts = [];
+
+    private static EmbeddedKafkaCluster StartCluster()
+    {
+        EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(1);
+        cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
+        return cluster;
+    }
+
+    public void Dispose()
+    {
+        foreach (IHost host in _hosts)
+        {
+            host.Dispose();
+        }
+
+        _cluster.Dispose();
+    }
+
+    /// <summary>Good Device values numbered 0..count-1 on one partition, with poison values at the given sequence numbers.</summary>
+    private void Produce(string topic, int count, params int[] poison)
+    {
+        _cluster.CreateTopic(topic, 1);
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        for (int i = 0; i < count; i++)
+        {
+            byte[] value = poison.Contains(i) ? Encoding.UTF8.GetBytes("{\"not\":\"framed\"}") : GoodValue(i);
+            producer.Produce(new TopicPartition(topic, 0), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k" + i), Value = value, Headers = [new Header("trace", [(byte)i])] });
+        }
+
+        Assert.Equal(0, producer.Flush(Deadline));
+    }
+
+    private IHost Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions>? configure = null, TimeSpan? shutdownTimeout = null)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = shutdownTimeout ?? TimeSpan.FromSeconds(30));
+        builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
+        builder.Services
+            .AddKafkaProtobufConsumer<string, Device>("devices", options =>
+            {
+                options.Consumer = _cluster.CreateConsumerConfig(_group);
+                options.Consumer.EnableAutoCommit = null; // the hosted consumer owns offsets
+                options.Consumer.AutoCommitIntervalMs = 100;
+                options.Topics.Add(topic);
+                options.DeadLetterTopic = topic + ".dlq";
+                options.DeadLetterProducer = _cluster.CreateProducerConfig();
+                options.BackOff = TimeSpan.FromMilliseconds(50);
+                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
+                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(40);
+                configure?.Invoke(options);
+            })
+            .WithProtobufValues()
+            .Handle(handler);
+        IHost host = builder.Build();
+        _hosts.Add(host);
+        host.StartAsync().WaitAsync(Deadline).GetAwaiter().GetResult();
+        return host;
+    }
+
+    /// <summary>What the group has committed on partition 0 of <paramref name="topic"/> (the next offset to read).</summary>
+    private long Committed(string topic)
+    {
+        using IConsumer<Ignore, Ignore> reader = new ConsumerBuilder<Ignore, Ignore>(_cluster.CreateConsumerConfig(_group)).Build();
+        return reader.Committed([new TopicPartition(topic, 0)], TimeSpan.FromSeconds(10)).Single().Offset.Value;
+    }
+
+    private static Task<HealthReport> Health(IHost host) => host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync();
+
+    [Fact]
+    public async Task Shutdown_CommitsEveryHandledRecord_SoANewMemberRereadsNothing()
+    {
+        Produce("orders", 30);
+        var handled = new ConcurrentQueue<long>();
+        IHost host = Start("orders", (record, _) =>
+        {
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        });
+
+        Wait.Until(() => handled.Count == 30, "30 records handled", Deadline);
+        Assert.Equal(HealthStatus.Healthy, (await Health(host)).Status);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(Enumerable.Range(0, 30).Select(i => (long)i), handled);
+        Assert.Equal(30, Committed("orders"));
+        HealthReport stopped = await Health(host);
+        Assert.Equal(HealthStatus.Unhealthy, stopped.Status);
+        Assert.Equal("Stopped", stopped.Entries["kafkaprotobuf-consumers"].Data["devices"]);
+    }
+
+    [Fact]
+    public async Task AFailingHandler_IsRetriedThenDeadLetteredByteForByte_WithTheExceptionInHeaders_AndTheRestIsHandled()
+    {
+        Produce("payments", 10);
+        _cluster.CreateTopic("payments.dlq", 1);
+        var attempts = new ConcurrentDictionary<long, int>();
+        var handled = new ConcurrentQueue<long>();
+        IHost host = Start("payments", (record, _) =>
+        {
+            int attempt = attempts.AddOrUpdate(record.Offset.Value, 1, (_, n) => n + 1);
+            if (record.Offset.Value == 4)
+            {
+                throw new TimeoutException("the payment service did not answer (attempt " + attempt + ")");
+            }
+
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        }, options => options.HandlerFailures.MaxAttempts = 3);
+
+        Wait.Until(() => handled.Count == 9, "the nine other records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(3, attempts[4]);
+        Assert.Equal([0, 1, 2, 3, 5, 6, 7, 8, 9], handled);
+        Assert.Equal(10, Committed("payments"));
+        ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(_cluster.CreateConsumerConfig(), "payments.dlq", Deadline));
+        Assert.Equal(Encoding.UTF8.GetBytes("k4"), letter.Message.Key);
+        Assert.Equal(GoodValue(4), letter.Message.Value);
+        Assert.Equal([4], letter.Message.Headers.GetLastBytes("trace"));
+        Assert.Equal("System.TimeoutException", Header(letter, DeadLetterHeaderNames.ErrorCode));
+        Assert.Equal("the payment service did not answer (attempt 3)", Header(letter, DeadLetterHeaderNames.ErrorMessage));
+        Assert.Equal("handler", Header(letter, DeadLetterHeaderNames.Component));
+        Assert.Equal(new TopicPartitionOffset("payments", 0, 4), SourceOf(letter.Message.Headers));
+    }
+
+    [Fact]
+    public async Task APoisonRecordAndAFailingHandler_InOnePartition_AreBothDeadLettered_InOrder()
+    {
+        Produce("mixed", 8, poison: 2);
+        _cluster.CreateTopic("mixed.dlq", 1);
+        var handled = new ConcurrentQueue<long>();
+        IHost host = Start("mixed", (record, _) =>
+        {
+            if (record.Offset.Value == 5)
+            {
+                throw new InvalidOperationException("no such customer");
+            }
+
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        }, options => options.HandlerFailures.Classify = e => e is InvalidOperationException ? HandlerFailureAction.DeadLetter : null);
+
+        Wait.Until(() => handled.Count == 6, "the six good records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal([0, 1, 3, 4, 6, 7], handled);
+        Assert.Equal(8, Committed("mixed"));
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), "mixed.dlq", Deadline);
+        Assert.Equal([2L, 5L], letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
+        Assert.Equal(["value", "handler"], letters.Select(l => Header(l, DeadLetterHeaderNames.Component)));
+        Assert.Equal(nameof(FrameErrorCode.UnknownMagicByte), Header(letters[0], DeadLetterHeaderNames.ErrorCode));
+        Assert.Equal("System.InvalidOperationException", Header(letters[1], DeadLetterHeaderNames.ErrorCode));
+    }
+
+    [Fact]
+    public async Task AHandlerFailureWhosePolicyIsToStop_StopsTheConsumerAndTheApplication_WithoutCommittingPastTheRecord()
+    {
+        Produce("ledger", 6);
+        var handled = new ConcurrentQueue<long>();
+        IHost host = Start("ledger", (record, _) =>
+        {
+            if (record.Offset.Value == 3)
+            {
+                throw new InvalidOperationException("the ledger is closed");
+            }
+
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        }, options =>
+        {
+            options.HandlerFailures.MaxAttempts = 2;
+            options.HandlerFailures.WhenAttemptsRunOut = HandlerFailureAction.StopConsumer;
+        });
+        var lifetime = host.Services.GetRequiredService<IHostApplicationLifetime>();
+
+        Wait.Until(() => lifetime.ApplicationStopping.IsCancellationRequested, "the application to be asked to stop", Deadline);
+        HealthReport health = await Health(host);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal([0, 1, 2], handled);
+        Assert.Equal(3, Committed("ledger")); // the failed record is read again on restart
+        Assert.Equal(HealthStatus.Unhealthy, health.Status);
+        Assert.Equal("Failed", health.Entries["kafkaprotobuf-consumers"].Data["devices"]);
+        Assert.Contains("the ledger is closed", health.Entries["kafkaprotobuf-consumers"].Description ?? string.Empty, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ASlowHandler_IsCancelledWhenTheShutdownTimeoutRunsOut_AndItsRecordIsNotCommitted()
+    {
+        Produce("slow", 5);
+        var handled = new ConcurrentQueue<long>();
+        var stuck = new ManualResetEventSlim();
+        bool cancelled = false;
+        IHost host = Start("slow", async (record, token) =>
+        {
+            if (record.Offset.Value == 2)
+            {
+                stuck.Set();
+                try
+                {
+                    await Task.Delay(Timeout.Infinite, token);
+                }
+                catch (OperationCanceledException)
+                {
+                    cancelled = true;
+                    throw;
+                }
+            }
+
+            handled.Enqueue(record.Offset.Value);
+        }, shutdownTimeout: TimeSpan.FromMilliseconds(500));
+
+        Assert.True(stuck.Wait(Deadline), "the handler to reach the slow record");
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.True(cancelled);
+        Assert.Equal([0, 1], handled);
+        Assert.Equal(2, Committed("slow"));
+    }
+
+    [Fact]
+    public async Task Health_IsDegradedWhileTheHandlerKeepsFailingOnARecord_AndHealthyOnceItIsThrough()
+    {
+        Produce("flaky", 3);
+        var release = new ManualResetEventSlim();
+        var handled = new ConcurrentQueue<long>();
+        int failures = 0;
+        IHost host = Start("flaky", (record, _) =>
+        {
+            if (record.Offset.Value == 1 && !release.IsSet)
+            {
+                Interlocked.Increment(ref failures);
+                throw new TimeoutException("not yet");
+            }
+
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        }, options => options.HandlerFailures.MaxAttempts = int.MaxValue);
+
+        Wait.Until(() => Volatile.Read(ref failures) >= 2, "the handler to fail twice", Deadline);
+        HealthReport degraded = await Health(host);
+        release.Set();
+        Wait.Until(() => handled.Count == 3, "every record handled", Deadline);
+        HealthReport healthy = await Health(host);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(HealthStatus.Degraded, degraded.Status);
+        Assert.Contains("handler has failed", degraded.Entries["kafkaprotobuf-consumers"].Description ?? string.Empty, StringComparison.Ordinal);
+        Assert.Equal(HealthStatus.Healthy, healthy.Status);
+    }
+
+    private static string Header(ConsumeResult<byte[], byte[]> letter, string name) => Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(name));
+}
