@@ -1,24 +1,28 @@
 // KafkaProtobuf sample: an order stream with several Protobuf message types on one topic, produced with the package's
-// serializer and consumed through ConsumerBuilder with its deserializers; poison records go to a dead-letter topic.
+// serializer and consumed by the hosted consumer (KafkaProtobuf.Hosting) with its deserializers; poison records go to
+// a dead-letter topic.
 // Producers register shop.proto in a Schema Registry; the consumer resolves each record's schema id or GUID to the
 // writer's file and reads its type by name. With no arguments it runs on an embedded Kafka cluster (librdkafka's mock)
 // and an in-process registry, 127.0.0.1 only; --bootstrap-servers host:port [--topic name] uses a real cluster and
 // --schema-registry-url URL a real registry.
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Globalization;
 using System.Linq;
-using System.Threading;
+using System.Threading.Tasks;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
 using Google.Protobuf;
 using KafkaProtobuf;
-using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Sample;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Shop.V1;
 
 const int Orders = 3_000;
@@ -52,8 +56,7 @@ var consumerConfig = new ConsumerConfig
     BootstrapServers = bootstrapServers,
     GroupId = "kafkaprotobuf-sample-" + Guid.NewGuid().ToString("N")[..8],
     AutoOffsetReset = AutoOffsetReset.Earliest,
-    EnableAutoOffsetStore = false, // at least once: store a record's offset after handling it; auto-commit sends them
-    SessionTimeoutMs = 6000,
+    SessionTimeoutMs = 6000, // the offset settings are the hosted consumer's: it stores each offset once the record is handled
 };
 
 // 1. Produce: records framed by RegistryProtobufSerializer<T>, which registers shop.proto (see ShopTraffic.cs).
@@ -72,114 +75,40 @@ using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(
 
 Console.WriteLine($"Produced {produced:N0} records to '{topic}': orders placed, shipped and cancelled, tombstones, and a few poison records.");
 
-// 2. Consume: values are any type of shop.proto; each record's path is read in the writer's file from the registry
-//    and its type matched by name.
-using IConsumer<OrderKey, IMessage> consumer = new ConsumerBuilder<OrderKey, IMessage>(consumerConfig)
-    .SetProtobufKeyDeserializer()
-    .SetProtobufValueDeserializer(registry, ShopReflection.Descriptor)
-    .Build();
-using IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(producerConfig).Build();
-consumer.Subscribe(topic);
+// 2. Consume with the hosted consumer (KafkaProtobuf.Hosting) in a generic host: values are any type of shop.proto;
+//    each record's path is read in the writer's file from the registry and its type matched by name. The package
+//    stores each offset once OrderHandler returned, dead-letters the poison records byte for byte, and commits and
+//    leaves the group when the host stops.
+using var tally = new Tally(produced);
+HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+builder.Logging.AddSimpleConsole(o => o.SingleLine = true).SetMinimumLevel(LogLevel.Information).AddFilter("Microsoft.Hosting.Lifetime", LogLevel.Warning);
+builder.Services.AddSingleton(registry);
+builder.Services.AddSingleton(tally);
+builder.Services
+    .AddKafkaProtobufConsumer<OrderKey, IMessage>("shop", options =>
+    {
+        options.Consumer = consumerConfig;
+        options.Topics.Add(topic);
+        options.DeadLetterTopic = deadLetterTopic;
+        options.DeadLetterProducer = producerConfig;
+    })
+    .WithProtobufKeys()
+    .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+    .HandleWith<OrderHandler>();
+builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
 
-var counts = new SortedDictionary<string, int>(StringComparer.Ordinal);
-var errors = new SortedDictionary<string, int>(StringComparer.Ordinal);
-long bytes = 0;
-int consumed = 0, deadLettered = 0;
-long revenueCents = 0;
-Stopwatch? clock = null;
-var progress = Stopwatch.StartNew();
-DateTime deadline = DateTime.UtcNow.AddSeconds(90);
-
-while (consumed < produced && DateTime.UtcNow < deadline)
+using (IHost host = builder.Build())
 {
-    try
-    {
-        ConsumeResult<OrderKey, IMessage>? result = consumer.Consume(TimeSpan.FromMilliseconds(250));
-        if (result is null)
-        {
-            continue;
-        }
-
-        clock ??= Stopwatch.StartNew();
-        consumed++;
-        bytes += result.Message.Value?.CalculateSize() ?? 0;
-        switch (result.Message.Value)
-        {
-            case OrderPlaced placed:
-                revenueCents += placed.Lines.Sum(line => line.Quantity * line.UnitPriceCents);
-                Count(counts, "orders placed");
-                break;
-            case OrderShipped:
-                Count(counts, "orders shipped");
-                break;
-            case OrderCancelled:
-                Count(counts, "orders cancelled");
-                break;
-            case null:
-                Count(counts, "tombstones");
-                break;
-        }
-
-        consumer.StoreOffset(result);
-    }
-    catch (ConsumeException e) when (e.IsDeserializationFailure())
-    {
-        try
-        {
-            // Copy the record byte for byte to the dead-letter topic, then store the offset past it.
-            consumer.DeadLetter(e, deadLetters, deadLetterTopic, TimeSpan.FromSeconds(10));
-            clock ??= Stopwatch.StartNew();
-            consumed++;
-            deadLettered++;
-            Count(errors, (e.InnerException as InvalidFrameException)?.ErrorCode.ToString() ?? e.Error.Reason);
-        }
-        catch (DeadLetterException d) when (d.IsRetriable)
-        {
-            // Not written; the consumer was moved back to the record, which comes again after a pause.
-            Console.Error.WriteLine(d.Message);
-            Thread.Sleep(TimeSpan.FromSeconds(1));
-        }
-    }
-    catch (ConsumeException e) when (e.IsSchemaUnavailable())
-    {
-        // The registry could not be asked: the record is fine. Go back to it and read it again after a pause.
-        Console.Error.WriteLine(e.InnerException!.Message);
-        consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
-        Thread.Sleep(TimeSpan.FromSeconds(1));
-    }
-    catch (ConsumeException e) when (e.IsRecoverableConsumerError())
-    {
-        // A broker or consumer error, not a record (a fetch that timed out): librdkafka retries it; carry on.
-        Console.Error.WriteLine(e.Error.Reason);
-    }
-
-    if (progress.ElapsedMilliseconds >= 200)
-    {
-        progress.Restart();
-        Progress($"consumed {consumed:N0}/{produced:N0}");
-    }
+    await host.StartAsync();
+    await Task.WhenAny(tally.AllDone, Task.Delay(TimeSpan.FromSeconds(90)));
+    HealthReport health = await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync();
+    await host.StopAsync();
+    Console.WriteLine($"Health while running: {health.Status} ({health.Entries.Values.Single().Description})");
 }
 
-consumer.Commit();
-consumer.Close();
-Progress(string.Empty);
-
-double seconds = clock?.Elapsed.TotalSeconds ?? 0;
-Console.WriteLine($"Consumed {consumed:N0} of {produced:N0} records in {seconds:0.00} s ({consumed / Math.Max(seconds, 1e-9):N0} records/s, {bytes / 1024.0:N0} KB of Protobuf payload).");
-Console.WriteLine("  " + string.Join(", ", counts.Select(c => $"{c.Value:N0} {c.Key}")) + $"; revenue {revenueCents / 100.0:N2}");
-Console.WriteLine("  errors by code: " + (errors.Count == 0 ? "none" : string.Join(", ", errors.Select(e => $"{e.Key} x{e.Value}"))));
-Console.WriteLine($"  dead-lettered: {deadLettered} records to '{deadLetterTopic}'");
-return consumed == produced ? 0 : 1;
-
-static void Count(SortedDictionary<string, int> counts, string what) => counts[what] = counts.GetValueOrDefault(what) + 1;
-
-static void Progress(string text)
-{
-    if (!Console.IsOutputRedirected)
-    {
-        Console.Write("\r" + text.PadRight(40) + (text.Length == 0 ? "\r" : string.Empty));
-    }
-}
+Console.WriteLine(tally.Summary());
+Console.WriteLine($"  dead-lettered: {tally.DeadLettered} records to '{deadLetterTopic}'");
+return tally.Handled + tally.DeadLettered == produced ? 0 : 1;
 
 static string? ArgumentAfter(string[] args, string name)
 {

@@ -16,7 +16,8 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 /// End to end: N framed S records on the embedded cluster, consumed in full by a real consumer with each value
 /// deserializer in turn; records/s, GC collections, allocated bytes and CPU time per record. The broker runs in a child
 /// process by default, so the consumer's CPU time is its own (on 2 cores an in-process broker competes with it).
-/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process]</c>.
+/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops]</c>; with <c>--loops</c>, the hosted
+/// consumer against the hand-written recommended loop (<see cref="LoopComparison"/>) instead of the deserializers.
 /// </summary>
 public static class EndToEnd
 {
@@ -36,11 +37,20 @@ public static class EndToEnd
                           $"broker {(inProcess ? "in this process" : "in a child process")}, {rounds} rounds, median shown; .NET {Environment.Version}, {Environment.ProcessorCount} cores");
         Console.WriteLine();
 
-        var modes = new List<(string Name, Func<ConsumerConfig, int, Sample> Run)>
+        bool loops = args.Contains("--loops");
+        var modes = new List<(string Name, Func<ConsumerConfig, int, Sample> Run)>();
+        if (loops)
         {
-            ("raw bytes (byte[] values)", (config, n) => Consume(new ConsumerBuilder<Ignore, byte[]>(config).Build(), n)),
-            ("KafkaProtobuf sync", (config, n) => Consume(new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetProtobufValueDeserializer().Build(), n)),
-        };
+            // The hosted consumer against the hand-written recommended loop: groups, stored offsets, a trivial handler.
+            modes.Add(("recommended loop, hand-written", (config, n) => Sample.Of(LoopComparison.HandWritten(config, Topic, n))));
+            modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n))));
+        }
+        else
+        {
+            modes.Add(("raw bytes (byte[] values)", (config, n) => Consume(new ConsumerBuilder<Ignore, byte[]>(config).Build(), n)));
+            modes.Add(("KafkaProtobuf sync", (config, n) => Consume(new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetProtobufValueDeserializer().Build(), n)));
+        }
+
 #if CONFLUENT
         modes.Add(("Confluent 2.15 sync-over-async", (config, n) => Consume(
             new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetValueDeserializer(ConfluentDeserializers.SyncOverAsync<AddressBook.AddressBook>()).Build(), n)));
@@ -66,7 +76,7 @@ public static class EndToEnd
             }
         }
 
-        Console.WriteLine($"| Value deserializer | records/s | gen-0 GCs | allocated / record | CPU time / record ({(inProcess ? "process, broker included" : "consumer process only")}) |");
+        Console.WriteLine($"| {(loops ? "Consume loop" : "Value deserializer")} | records/s | gen-0 GCs | allocated / record | CPU time / record ({(inProcess ? "process, broker included" : "consumer process only")}) |");
         Console.WriteLine("|---|---:|---:|---:|---:|");
         foreach ((string name, List<Sample> list) in samples)
         {
@@ -159,7 +169,10 @@ public static class EndToEnd
         }
     }
 
-    private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, TimeSpan CpuPerRecord);
+    private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, TimeSpan CpuPerRecord)
+    {
+        public static Sample Of(EndToEndWindow window) => new(window.RecordsPerSecond, window.Gen0Collections, window.AllocatedPerRecord, window.CpuPerRecord);
+    }
 
     private sealed class Broker : IDisposable
     {

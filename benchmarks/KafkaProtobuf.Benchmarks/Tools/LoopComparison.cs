@@ -1,0 +1,139 @@
+using System;
+using System.Diagnostics;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+
+namespace KafkaProtobuf.Benchmarks.Tools;
+
+/// <summary>
+/// The hosted consumer against the README's hand-written loop, both in a consumer group with stored offsets and
+/// auto-commit, both with the same trivial handler. The window runs from the first record handled to the last, so that
+/// the host's start and the group's join are not counted: the cost per record is the loop's alone.
+/// </summary>
+internal static class LoopComparison
+{
+    /// <summary>The README's recommended loop, written by hand.</summary>
+    public static EndToEndWindow HandWritten(ConsumerConfig config, string topic, int records)
+    {
+        config.EnableAutoCommit = true;
+        config.EnableAutoOffsetStore = false;
+        var window = new EndToEndWindow(records);
+        using IConsumer<Ignore, AddressBook.AddressBook> consumer = new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetProtobufValueDeserializer().Build();
+        using IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(new ProducerConfig { BootstrapServers = config.BootstrapServers }).Build();
+        using var stop = new CancellationTokenSource(TimeSpan.FromMinutes(5));
+        consumer.Subscribe(topic);
+        while (!window.Done)
+        {
+            try
+            {
+                ConsumeResult<Ignore, AddressBook.AddressBook> result = consumer.Consume(stop.Token);
+                Handle(result.Message.Value, window).GetAwaiter().GetResult();
+                consumer.StoreOffset(result);
+            }
+            catch (ConsumeException e) when (e.IsDeserializationFailure())
+            {
+                consumer.DeadLetter(e, deadLetters, topic + ".dlq", TimeSpan.FromSeconds(10));
+            }
+            catch (ConsumeException e) when (e.IsSchemaUnavailable())
+            {
+                consumer.Seek(e.ConsumerRecord.TopicPartitionOffset);
+            }
+            catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+            {
+                Console.Error.WriteLine(e.Error.Reason);
+            }
+        }
+
+        consumer.Close();
+        return window;
+    }
+
+    /// <summary>The same in <see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(IServiceCollection, string, Action{KafkaProtobufConsumerOptions})"/>.</summary>
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records)
+    {
+        config.EnableAutoCommit = null;
+        var window = new EndToEndWindow(records);
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services
+            .AddKafkaProtobufConsumer<Ignore, AddressBook.AddressBook>("e2e", options =>
+            {
+                options.Consumer = config;
+                options.Topics.Add(topic);
+                options.DeadLetterTopic = topic + ".dlq";
+                options.DeadLetterProducer = new ProducerConfig { BootstrapServers = config.BootstrapServers };
+            })
+            .WithProtobufValues()
+            .Handle((record, _) => Handle(record.Message.Value, window));
+        using IHost host = builder.Build();
+        host.StartAsync().GetAwaiter().GetResult();
+        if (!window.Finished.Wait(TimeSpan.FromMinutes(5)))
+        {
+            throw new TimeoutException($"Only {window.Count:N0} of {records:N0} records arrived.");
+        }
+
+        host.StopAsync().GetAwaiter().GetResult();
+        return window;
+    }
+
+    /// <summary>The trivial handler both loops run: a checksum of the message.</summary>
+    private static Task Handle(AddressBook.AddressBook book, EndToEndWindow window)
+    {
+        window.Record(book.People.Count);
+        return Task.CompletedTask;
+    }
+}
+
+/// <summary>CPU, allocation and wall time from the first record to the last: what the loop costs per record.</summary>
+internal sealed class EndToEndWindow(int records)
+{
+    private readonly ManualResetEventSlim _finished = new();
+    private int _count;
+    private long _checksum;
+    private TimeSpan _cpuAtFirst;
+    private long _allocatedAtFirst;
+    private int _gen0AtFirst;
+    private long _startTicks;
+
+    public int Count => Volatile.Read(ref _count);
+
+    public bool Done => Count >= records;
+
+    public ManualResetEventSlim Finished => _finished;
+
+    public double RecordsPerSecond { get; private set; }
+
+    public int Gen0Collections { get; private set; }
+
+    public double AllocatedPerRecord { get; private set; }
+
+    public TimeSpan CpuPerRecord { get; private set; }
+
+    public void Record(int checksum)
+    {
+        _checksum += checksum;
+        int count = ++_count;
+        if (count == 1)
+        {
+            _cpuAtFirst = Process.GetCurrentProcess().TotalProcessorTime;
+            _allocatedAtFirst = GC.GetTotalAllocatedBytes(precise: true);
+            _gen0AtFirst = GC.CollectionCount(0);
+            _startTicks = Stopwatch.GetTimestamp();
+        }
+        else if (count == records)
+        {
+            double seconds = (Stopwatch.GetTimestamp() - _startTicks) / (double)Stopwatch.Frequency;
+            int measured = records - 1;
+            CpuPerRecord = (Process.GetCurrentProcess().TotalProcessorTime - _cpuAtFirst) / measured;
+            AllocatedPerRecord = (GC.GetTotalAllocatedBytes(precise: true) - _allocatedAtFirst) / (double)measured;
+            Gen0Collections = GC.CollectionCount(0) - _gen0AtFirst;
+            RecordsPerSecond = measured / seconds;
+            GC.KeepAlive(_checksum);
+            _finished.Set();
+        }
+    }
+}
