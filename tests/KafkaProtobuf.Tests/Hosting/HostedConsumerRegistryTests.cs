@@ -1,0 +1,108 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing;
+using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
+using KafkaProtobuf.Tests.Tool;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Hosting;
+using Shop.V1;
+using Xunit;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// The hosted consumer reading by name from a Schema Registry over HTTP that is down when the records arrive: nothing is
+/// dead-lettered or skipped for it, health is degraded meanwhile, and once the registry is back every record is handled
+/// in order; the poison record among them is dead-lettered as usual.
+/// </summary>
+public sealed class HostedConsumerRegistryTests : IDisposable
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(1);
+    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
+
+    public void Dispose()
+    {
+        _registry.Dispose();
+        _cluster.Dispose();
+    }
+
+    [Fact]
+    public async Task ARegistryOutage_DegradesHealth_SkipsNothing_AndEveryRecordIsHandledInOrderOnceItIsBack()
+    {
+        _cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
+        List<IMessage> orders = OrderTopic.Produce(_cluster, _registry, "orders"); // six orders, a poison record at offset 3
+        _cluster.CreateTopic("orders.dlq", 1);
+        _registry.Stop();
+        using var client = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, MaxRetries = 0, RequestTimeout = TimeSpan.FromSeconds(2) });
+        var handled = new ConcurrentQueue<(long Offset, IMessage? Value)>();
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
+        string group = "hosted-registry-" + Guid.NewGuid().ToString("N");
+        builder.Services
+            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", options =>
+            {
+                options.Consumer = new ConsumerConfig { BootstrapServers = _cluster.BootstrapServers, GroupId = group, AutoOffsetReset = AutoOffsetReset.Earliest, AutoCommitIntervalMs = 100 };
+                options.Topics.Add("orders");
+                options.DeadLetterTopic = "orders.dlq";
+                options.DeadLetterProducer = _cluster.CreateProducerConfig();
+                options.BackOff = TimeSpan.FromMilliseconds(50);
+            })
+            .WithProtobufValues(_ => client, null, ShopReflection.Descriptor)
+            .Handle((record, _) =>
+            {
+                handled.Enqueue((record.Offset.Value, record.Message.Value));
+                return Task.CompletedTask;
+            });
+        using IHost host = builder.Build();
+        await host.StartAsync().WaitAsync(Deadline);
+        var health = host.Services.GetRequiredService<HealthCheckService>();
+
+        HealthReport degraded = await Poll(health, HealthStatus.Degraded);
+        Assert.Empty(handled);
+        _registry.StartAgain();
+        Wait.Until(() => handled.Count == 6, "the six orders handled", Deadline);
+        HealthReport healthy = await Poll(health, HealthStatus.Healthy);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Contains("cannot obtain a writer's schema", degraded.Entries["kafkaprotobuf-consumers"].Description ?? string.Empty, StringComparison.Ordinal);
+        Assert.Equal([0L, 1, 2, 4, 5, 6], handled.Select(h => h.Offset));
+        Assert.Equal(orders.Select(o => o.Descriptor.FullName), handled.Select(h => h.Value!.Descriptor.FullName));
+        Assert.Equal(HealthStatus.Healthy, healthy.Status);
+        ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(_cluster.CreateConsumerConfig(), "orders.dlq", Deadline));
+        Assert.Equal(3, SourceOf(letter.Message.Headers).Offset.Value);
+        Assert.Equal(nameof(FrameErrorCode.UnknownMagicByte), System.Text.Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorCode)));
+    }
+
+    private static async Task<HealthReport> Poll(HealthCheckService health, HealthStatus wanted)
+    {
+        DateTime end = DateTime.UtcNow + Deadline;
+        while (true)
+        {
+            HealthReport report = await health.CheckHealthAsync();
+            if (report.Status == wanted)
+            {
+                return report;
+            }
+
+            if (DateTime.UtcNow > end)
+            {
+                throw new TimeoutException("waited in vain for health " + wanted + "; last " + report.Status + ": " + report.Entries.Values.Single().Description);
+            }
+
+            await Task.Delay(20);
+        }
+    }
+}
