@@ -63,7 +63,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             .SetKeyDeserializer(_keys)
             .SetValueDeserializer(_values)
             .SetErrorHandler((_, error) => OnClientError(error))
-            .SetLogHandler((_, message) => { }) // librdkafka's own log lines would go to stderr; errors come through the handler above
+            .SetLogHandler((_, message) => OnClientLog(message)) // librdkafka's own lines, through ILogger instead of stderr
             .Build();
         if (_options.DeadLetterTopic is not null)
         {
@@ -336,6 +336,19 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         {
             ConsumerLog.ClientError(_logger, Name, error.ToString());
         }
+    }
+
+    private void OnClientLog(LogMessage message)
+    {
+        LogLevel level = message.Level switch
+        {
+            SyslogLevel.Emergency or SyslogLevel.Alert or SyslogLevel.Critical => LogLevel.Critical,
+            SyslogLevel.Error => LogLevel.Error,
+            SyslogLevel.Warning => LogLevel.Warning,
+            SyslogLevel.Notice or SyslogLevel.Info => LogLevel.Information,
+            _ => LogLevel.Debug,
+        };
+        ConsumerLog.Librdkafka(_logger, level, Name, message.Facility, message.Message);
     }
 
     private void Fail(string reason, Exception? exception)

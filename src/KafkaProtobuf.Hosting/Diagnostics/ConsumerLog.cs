@@ -43,4 +43,7 @@ internal static partial class ConsumerLog
 
     [LoggerMessage(EventId = 12, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Error}")]
     public static partial void ClientError(ILogger logger, string consumer, string error);
+
+    [LoggerMessage(EventId = 13, Message = "KafkaProtobuf consumer {Consumer}: librdkafka {Facility}: {Text}")]
+    public static partial void Librdkafka(ILogger logger, LogLevel level, string consumer, string facility, string text);
 }
