@@ -106,7 +106,13 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         {
             _stopTaking.Cancel();
             _abortHandler.Cancel();
-            _thread.Join(CloseGrace);
+            if (!_thread.Join(CloseGrace))
+            {
+                // A handler that ignores its token still holds the loop: freeing the client under it could crash the
+                // process, so leave it to the process's exit.
+                ConsumerLog.Failed(_logger, Name, "the loop did not end after its handler was cancelled; the consumer is left open", null);
+                return;
+            }
         }
 
         _consumer?.Dispose();

@@ -4,7 +4,7 @@ namespace KafkaProtobuf;
 
 /// <summary>
 /// The variant of Schema Registry framing records are written in: where the schema identifier is looked for, how the
-/// message-index path is encoded, and whether there is one. The defaults read what every current Confluent serializer
+/// message-index path is encoded, in which order, and whether there is one. The defaults read what every current Confluent serializer
 /// writes; change them only for topics known to be written otherwise. One type for <see cref="FrameReader"/>, both
 /// deserializers' options and the <c>kafka-protobuf</c> tool; a reader or deserializer copies the values when it is
 /// created.
