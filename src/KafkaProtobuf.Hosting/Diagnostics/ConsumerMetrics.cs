@@ -27,7 +27,7 @@ public static class KafkaProtobufConsumerMetrics
     /// <summary>The tag saying why a record was dead-lettered.</summary>
     public const string ReasonTag = "reason";
 
-    private static readonly Meter Meter = new("KafkaProtobuf", typeof(KafkaProtobufConsumerMetrics).Assembly.GetName().Version?.ToString());
+    private static readonly Meter Meter = new(KafkaProtobuf.Diagnostics.KafkaProtobufMetrics.MeterName, typeof(KafkaProtobufConsumerMetrics).Assembly.GetName().Version?.ToString());
     private static readonly Counter<long> Handled = Meter.CreateCounter<long>(RecordsHandled, "{record}", "Records whose handler completed.");
     private static readonly Histogram<double> Duration = Meter.CreateHistogram<double>(HandlerDuration, "s", "How long each handler run took.");
     private static readonly Counter<long> Retries = Meter.CreateCounter<long>(HandlerRetries, "{retry}", "Handler runs that failed and were retried.");

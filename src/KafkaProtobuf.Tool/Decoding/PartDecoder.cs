@@ -124,8 +124,7 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
             return (null, null);
         }
 
-        MessageDescriptor? type = table.Find(frame.MessageIndexPath)?.Writer;
-        MessageDescriptor? other = frame.MessageIndexPath.Count > 1 ? table.Find(frame.MessageIndexPath.Reversed())?.Writer : null;
-        return (type, other == type ? null : other);
+        MessageTypeTable.Node? node = table.Find(frame.MessageIndexPath);
+        return (node?.Writer, table.FindInOtherOrder(frame.MessageIndexPath, node)?.Writer);
     }
 }

@@ -61,25 +61,24 @@ internal sealed class MessageTypeTable
     /// </summary>
     internal Node? FindEitherOrder(MessageIndexPath path, out Node? otherReading)
     {
-        otherReading = null;
         Node? asWritten = Find(path);
-        if (path.Count == 1)
-        {
-            return asWritten; // one index reads the same both ways
-        }
-
-        Node? reversed = Find(path.Reversed());
+        otherReading = FindInOtherOrder(path, asWritten);
         if (asWritten is null)
         {
-            return reversed;
-        }
-
-        if (reversed is not null && !ReferenceEquals(reversed, asWritten))
-        {
-            otherReading = reversed;
+            (asWritten, otherReading) = (otherReading, null);
         }
 
         return asWritten;
+    }
+
+    /// <summary>
+    /// The type <paramref name="path"/> names read in the other order, when that is a type and not
+    /// <paramref name="asRead"/> (what it names as read); <see langword="null"/> otherwise. One index reads the same both ways.
+    /// </summary>
+    internal Node? FindInOtherOrder(MessageIndexPath path, Node? asRead)
+    {
+        Node? other = path.Count == 1 ? null : Find(path.Reversed());
+        return ReferenceEquals(other, asRead) ? null : other;
     }
 
     private static Node[] BuildLevel(IList<MessageDescriptor> types, Func<MessageDescriptor, MessageDescriptor?> readerTypeFor, bool checkWriterSchema)
