@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -33,12 +34,14 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private readonly CancellationTokenSource _stopTaking = new();
     private readonly CancellationTokenSource _abortHandler = new();
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly IConsumerProbe? _probe;
     private KafkaProtobufConsumerOptions _options = null!;
     private IConsumer<TKey, TValue>? _consumer;
     private IProducer<byte[], byte[]>? _deadLetters;
     private RawBytesCapture<TKey> _keys = null!;
     private RawBytesCapture<TValue> _values = null!;
     private Thread? _thread;
+    private volatile bool _abandoned;
 
     public KafkaProtobufConsumerService(ConsumerRegistration<TKey, TValue> registration, IServiceProvider services)
     {
@@ -47,6 +50,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger("KafkaProtobuf.Hosting.Consumer." + registration.Name) ?? NullLogger.Instance;
         _status = services.GetRequiredService<KafkaProtobufConsumerStates>().For(registration.Name);
         _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, registration.Name);
+        _probe = services.GetService<IConsumerProbe>();
     }
 
     internal string Name => _registration.Name;
@@ -63,6 +67,10 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             .SetKeyDeserializer(_keys)
             .SetValueDeserializer(_values)
             .SetErrorHandler((_, error) => OnClientError(error))
+            .SetPartitionsAssignedHandler(OnAssigned)
+            .SetPartitionsRevokedHandler((_, partitions) => OnRevoked(partitions, lost: false))
+            .SetPartitionsLostHandler((_, partitions) => OnRevoked(partitions, lost: true))
+            .SetOffsetsCommittedHandler((_, committed) => OnCommitted(committed))
             .SetLogHandler((_, message) => OnClientLog(message)) // librdkafka's own lines, through ILogger instead of stderr
             .Build();
         if (_options.DeadLetterTopic is not null)
@@ -98,6 +106,21 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         // The host's shutdown timeout ran out with a handler still running: cancel it, and give the loop a moment to close.
         _abortHandler.Cancel();
         await Task.WhenAny(_loopEnded.Task, Task.Delay(CloseGrace, CancellationToken.None)).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// What a killed process leaves behind, for tests: the loop ends without closing the consumer (no commit, no
+    /// LeaveGroup; the group notices when the session times out) and the client is destroyed.
+    /// </summary>
+    internal void Abandon()
+    {
+        _abandoned = true;
+        _stopTaking.Cancel();
+        _abortHandler.Cancel();
+        if (_thread is not null && !_thread.Join(CloseGrace))
+        {
+            throw new InvalidOperationException("The loop of " + Name + " did not end.");
+        }
     }
 
     public void Dispose()
@@ -138,6 +161,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                 }
                 catch (ConsumeException e) when (e.IsDeserializationFailure())
                 {
+                    _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
                     if (!DeadLetter(e.ConsumerRecord, () => _consumer!.DeadLetter(e, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, e.InnerException ?? e))
                     {
                         break;
@@ -148,9 +172,11 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                 catch (ConsumeException e) when (e.IsSchemaUnavailable())
                 {
                     // Not bad data: nothing is committed past it; go back to it and read it again after a pause.
+                    _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
                     _status.SchemaWasUnavailable();
                     ConsumerLog.SchemaUnavailable(_logger, Name, Describe(e.ConsumerRecord.TopicPartitionOffset), _options.BackOff, e.InnerException ?? e);
                     _consumer!.Seek(e.ConsumerRecord.TopicPartitionOffset);
+                    _probe?.MovedBack(Name, e.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true);
                     Pause(_options.BackOff);
                     continue;
                 }
@@ -170,6 +196,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                     continue;
                 }
 
+                _probe?.Delivered(Name, result.TopicPartitionOffset);
                 if (!Handle(result))
                 {
                     break;
@@ -182,7 +209,16 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         }
         finally
         {
-            Close();
+            if (_abandoned)
+            {
+                _consumer!.Dispose(); // Confluent.Kafka destroys the handle without closing: no commit, no LeaveGroup
+                _status.Stopped();
+            }
+            else
+            {
+                Close();
+            }
+
             _loopEnded.TrySetResult(true);
         }
     }
@@ -271,6 +307,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         try
         {
             send();
+            _probe?.DeadLettered(Name, record.TopicPartitionOffset);
             KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
             _status.RecordDone();
             ConsumerLog.DeadLettered(_logger, Name, where, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization", failure.GetType().Name + ": " + failure.Message);
@@ -280,6 +317,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         {
             // DeadLetter moved the consumer back to the record: after the pause, Consume delivers it again.
             ConsumerLog.DeadLetterRetrying(_logger, Name, where, d.Error.ToString(), _options.BackOff);
+            _probe?.MovedBack(Name, record.TopicPartitionOffset, schemaUnavailable: false);
             Pause(_options.BackOff);
             return true;
         }
@@ -331,8 +369,34 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     /// <summary>Waits, unless shutdown comes first. False when it did.</summary>
     private bool Pause(TimeSpan delay) => !_stopTaking.Token.WaitHandle.WaitOne(delay);
 
+    private void OnAssigned(IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
+    {
+        // Returning nothing: librdkafka starts each partition at the group's committed offset.
+        ConsumerLog.Assigned(_logger, Name, partitions);
+        _probe?.Assigned(Name, client, partitions);
+    }
+
+    private void OnRevoked(List<TopicPartitionOffset> partitions, bool lost)
+    {
+        ConsumerLog.Revoked(_logger, Name, lost ? "lost" : "revoked", partitions);
+        _probe?.Revoked(Name, partitions);
+    }
+
+    private void OnCommitted(CommittedOffsets committed)
+    {
+        // Auto-commit retries with the offsets stored then; a failure only means records may be read again.
+        Error error = committed.Error.IsError ? committed.Error : committed.Offsets.FirstOrDefault(o => o.Error.IsError)?.Error ?? committed.Error;
+        if (error.IsError)
+        {
+            ConsumerLog.CommitFailed(_logger, Name, error.ToString());
+        }
+
+        _probe?.Committed(Name, committed);
+    }
+
     private void OnClientError(Error error)
     {
+        _probe?.ClientError(Name, error);
         if (error.IsFatal)
         {
             Fail("librdkafka reported a fatal error: " + error, null);

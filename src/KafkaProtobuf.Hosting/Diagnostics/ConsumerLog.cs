@@ -46,4 +46,13 @@ internal static partial class ConsumerLog
 
     [LoggerMessage(EventId = 13, Message = "KafkaProtobuf consumer {Consumer}: librdkafka {Facility}: {Text}")]
     public static partial void Librdkafka(ILogger logger, LogLevel level, string consumer, string facility, string text);
+
+    [LoggerMessage(EventId = 14, Level = LogLevel.Information, Message = "KafkaProtobuf consumer {Consumer}: partitions assigned: {Partitions}")]
+    public static partial void Assigned(ILogger logger, string consumer, IEnumerable<TopicPartition> partitions);
+
+    [LoggerMessage(EventId = 15, Level = LogLevel.Information, Message = "KafkaProtobuf consumer {Consumer}: partitions {How}: {Partitions}")]
+    public static partial void Revoked(ILogger logger, string consumer, string how, IEnumerable<TopicPartitionOffset> partitions);
+
+    [LoggerMessage(EventId = 16, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: a commit failed ({Error}); the next commit carries the offsets, or records after the last committed one are read again")]
+    public static partial void CommitFailed(ILogger logger, string consumer, string error);
 }

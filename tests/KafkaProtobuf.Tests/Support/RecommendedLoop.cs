@@ -47,6 +47,12 @@ public sealed class RecommendedLoop<TKey, TValue>
     /// <summary>Called with each poison record before DeadLetter runs: a test's hook to line faults up with it.</summary>
     public Action<ConsumeException>? BeforeDeadLetter { get; init; }
 
+    /// <summary>Called with each good record once its offset is stored (or committed).</summary>
+    public Action<ConsumeResult<TKey, TValue>>? AfterGood { get; init; }
+
+    /// <summary>Called with each dead letter written.</summary>
+    public Action<DeadLetterResult>? AfterDeadLettered { get; init; }
+
     /// <summary>Called after each retriable dead-letter failure, before the back-off.</summary>
     public Action<DeadLetterException>? AfterDeadLetterFailure { get; init; }
 
@@ -108,6 +114,8 @@ public sealed class RecommendedLoop<TKey, TValue>
                     {
                         CommitOwn(result);
                     }
+
+                    AfterGood?.Invoke(result);
                 }
                 catch (ConsumeException e) when (e.IsDeserializationFailure())
                 {
@@ -116,7 +124,9 @@ public sealed class RecommendedLoop<TKey, TValue>
                     Volatile.Write(ref _phase, "dead-lettering " + e.ConsumerRecord.TopicPartitionOffset);
                     try
                     {
-                        DeadLettered.Enqueue(_consumer.DeadLetter(e, _deadLetters, _deadLetterTopic, DeadLetterTimeout, _offsetHandling));
+                        DeadLetterResult written = _consumer.DeadLetter(e, _deadLetters, _deadLetterTopic, DeadLetterTimeout, _offsetHandling);
+                        DeadLettered.Enqueue(written);
+                        AfterDeadLettered?.Invoke(written);
                     }
                     catch (DeadLetterException d) when (d.IsRetriable)
                     {

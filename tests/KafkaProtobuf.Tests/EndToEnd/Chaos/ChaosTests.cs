@@ -7,8 +7,11 @@ using System.Text;
 using System.Threading;
 using Confluent.Kafka;
 using Google.Protobuf;
+using Google.Protobuf.Reflection;
 using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
+using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -18,16 +21,20 @@ using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
 
 /// <summary>
-/// The README's consume loop with <see cref="DeadLetterExtensions"/> under a scripted schedule of broker faults: 100,000
-/// records over 6 partitions, 1% poison (every framing fault class and a bad payload, in the value or the key). Nothing
-/// may be lost, every poison record must reach the dead-letter topic byte for byte and nothing else may, and every record
-/// read twice must be explained by an offset that was not committed (<see cref="DeliveryLog.Explain"/>). The schedule
-/// comes from a seed, printed, and replayed with <c>KAFKAPROTOBUF_CHAOS_SEED</c>. Nothing asserts on time: faults are
-/// lined up with consumption progress, every wait has a deadline.
+/// The hosted consumer (or, with <c>KAFKAPROTOBUF_CHAOS_CONSUMER=loop</c>, the README's hand-written loop) under a
+/// scripted schedule of broker and registry faults: 100,000 records over 6 partitions, values resolved through a Schema
+/// Registry over HTTP with a new schema id every 1,000 records, 1% poison (every framing fault class and a bad payload,
+/// in the value or the key), and a handler that fails once on one record in 500. Nothing may be lost, every poison record
+/// must reach the dead-letter topic byte for byte and nothing else may, and every record read twice must be explained by
+/// an offset that was not committed (<see cref="DeliveryLog.Explain"/>). The schedule comes from a seed, printed, and
+/// replayed with <c>KAFKAPROTOBUF_CHAOS_SEED</c>. Nothing asserts on time: faults are lined up with consumption
+/// progress, every wait has a deadline.
 /// </summary>
-public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
+public sealed class ChaosTests : IDisposable
 {
     public const string SeedVariable = "KAFKAPROTOBUF_CHAOS_SEED";
+    public const string ConsumerVariable = "KAFKAPROTOBUF_CHAOS_CONSUMER";
+    private const int Revisions = 100; // schema ids of the values, each for 1,000 records in sequence
     private const int DefaultSeed = 20261123;
     private const int RecordCount = 100_000;
     private const int PartitionCount = 6;
@@ -38,21 +45,35 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
     // How long refusals of the dead-letter partition's Produce requests may go without effect before its leader is taken down.
     private static readonly TimeSpan RefusalGrace = TimeSpan.FromSeconds(15);
 
+    private readonly ITestOutputHelper _output;
     private readonly EmbeddedKafkaCluster _cluster = StartCluster();
+    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
+    private readonly RegistryClient _registryClient;
     private readonly DeliveryLog _log = new();
     private readonly string _group = "chaos-" + Guid.NewGuid().ToString("N");
-    private readonly List<GroupMember> _members = [];
+    private readonly List<ChaosMember> _members = [];
+    private readonly bool _hosted = Environment.GetEnvironmentVariable(ConsumerVariable) is null or "hosted";
+    private ProducerConfig _deadLetterConfig = null!;
     private IProducer<byte[], byte[]>? _deadLetters;
     private int _allowance;
 
+    public ChaosTests(ITestOutputHelper output)
+    {
+        _output = output;
+        // No retries: a refused connection during the outage is met at once, and the consumer reads the record again.
+        _registryClient = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, MaxRetries = 0, RequestTimeout = TimeSpan.FromSeconds(5) });
+    }
+
     public void Dispose()
     {
-        foreach (GroupMember member in _members)
+        foreach (ChaosMember member in _members)
         {
             member.Dispose();
         }
 
         _deadLetters?.Dispose();
+        _registryClient.Dispose();
+        _registry.Dispose();
         _cluster.Dispose();
     }
 
@@ -76,31 +97,30 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
     /// <summary>What one step did to the stream, for the report.</summary>
     private sealed record StepReport(
         FaultStep Step, string Detail, int DistinctBefore, int DistinctAfter, long DeliveriesBefore, long DeliveriesAfter,
-        int DeadLetterFailures, int ConsumerErrors, int CommitFailures, TimeSpan Took);
+        int DeadLetterFailures, int ClientErrors, int CommitFailures, TimeSpan Took);
 
     [Fact]
     public void HundredThousandRecordsOnePercentPoison_UnderAScriptedFaultSchedule_NothingLost_PoisonDeadLetteredByteForByte_EveryDuplicateExplained()
     {
         int seed = int.TryParse(Environment.GetEnvironmentVariable(SeedVariable), NumberStyles.Integer, CultureInfo.InvariantCulture, out int s) ? s : DefaultSeed;
         IReadOnlyList<FaultStep> schedule = FaultSchedule.Create(seed, _cluster.BrokerIds, PartitionCount);
-        output.WriteLine($"seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
+        _output.WriteLine($"{(_hosted ? "hosted consumer" : "hand-written loop")}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
         var clock = Stopwatch.StartNew();
 
         _cluster.CreateTopic(Topic, PartitionCount);
         _cluster.CreateTopic(DeadLetterTopic, 1);
-        Layout layout = Produce();
+        Layout layout = Produce(RegisterRevisions());
         TimeSpan produced = clock.Elapsed;
 
-        ProducerConfig deadLetterConfig = _cluster.CreateProducerConfig();
-        deadLetterConfig.MessageTimeoutMs = 1_000; // a dead letter that cannot be written fails fast and is retried
-        _deadLetters = new ProducerBuilder<byte[], byte[]>(deadLetterConfig).Build();
+        _deadLetterConfig = _cluster.CreateProducerConfig();
+        _deadLetterConfig.MessageTimeoutMs = 1_000; // a dead letter that cannot be written fails fast and is retried
 
         // Consumption runs at full speed up to the end of the current step's window, then crawls, so that every fault
         // meets records in flight however fast the machine is. Duplicates are never slowed.
         var reports = new List<StepReport>();
         int Window(int step) => (int)((long)layout.Count * Math.Min(step, schedule.Count + 1) / (schedule.Count + 1));
         Volatile.Write(ref _allowance, Window(1));
-        GroupMember current = Join("first");
+        ChaosMember current = Join("first");
         for (int i = 0; i < schedule.Count; i++)
         {
             WaitFor(() => _log.Distinct >= Window(i + 1) || Failed(), $"progress to {Window(i + 1)} before '{schedule[i].Kind}'");
@@ -116,11 +136,17 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         current.Leave();
         TimeSpan consumed = clock.Elapsed;
 
-        // Nothing lost: every good record consumed, with the value written at that offset.
-        RecommendedLoop<Reading, Device>[] loops = [.. _members.Select(m => m.Loop)];
-        var goodSeen = loops.SelectMany(l => l.Good).ToList();
-        Assert.Equal(layout.Good.Keys.OrderBy(Key), goodSeen.Select(r => r.TopicPartitionOffset).Distinct().OrderBy(Key));
-        Assert.All(goodSeen, r => Assert.Equal(layout.Good[r.TopicPartitionOffset], SequenceOf(r.Message.Value)));
+        // Nothing lost: every good record handled, with the value written at that offset.
+        var goodSeen = _members.SelectMany(m => m.Good).ToList();
+        Assert.Equal(layout.Good.Keys.OrderBy(Key), goodSeen.Select(r => r.Record).Distinct().OrderBy(Key));
+        Assert.All(goodSeen, r => Assert.Equal(layout.Good[r.Record], r.Sequence));
+
+        // The handler's transient failures: each retried in place until it succeeded (so among the records above), none dead-lettered.
+        var failedOnce = _members.OfType<HostedMember>().SelectMany(m => m.FailedFirst).Distinct().ToList();
+        if (_hosted)
+        {
+            Assert.Equal(layout.Good.Values.Where(HostedMember.FailsOnce).Order(), failedOnce.Order());
+        }
 
         // Every poison record in the dead-letter topic byte for byte, with its error code; nothing else there.
         List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), DeadLetterTopic, Deadline);
@@ -142,7 +168,7 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         }
 
         // A dead letter written twice is explained by a second delivery of its record or a failed attempt before.
-        var attempts = loops.SelectMany(l => l.DeadLettered.Select(r => r.Record).Concat(l.DeadLetterFailures.Select(f => f.Record)))
+        var attempts = _members.SelectMany(m => m.DeadLettered.Concat(m.DeadLetterFailures))
             .GroupBy(r => r).ToDictionary(g => g.Key, g => g.Count());
         Assert.All(bySource, pair => Assert.True(
             pair.Value.Count <= attempts.GetValueOrDefault(pair.Key),
@@ -156,16 +182,12 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(layout.Count, _log.Distinct);
         Assert.Equal(duplicates, runs.Sum(r => r.Duplicates));
         Assert.True(unexplained.Count == 0, $"seed {seed}: unexplained deliveries:\n" + string.Join("\n", unexplained.Take(20)));
-        Assert.All(loops, l =>
-        {
-            Assert.Null(l.Escaped);
-            Assert.Null(l.StoppedOn);
-        });
+        Assert.All(_members, m => Assert.Null(m.Failure));
 
-        Report(seed, layout, reports, runs, letters.Count, duplicates, produced, consumed - produced);
+        Report(seed, layout, reports, runs, letters.Count, duplicates, failedOnce.Count, produced, consumed - produced);
     }
 
-    private StepReport Run(FaultStep step, ref GroupMember current)
+    private StepReport Run(FaultStep step, ref ChaosMember current)
     {
         _log.Step = step.Kind.ToString();
         int distinct = _log.Distinct;
@@ -199,19 +221,22 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
             case FaultKind.DeadLetterLeaderUnavailable:
                 detail = MakeDeadLettersFail(step, deadLetterFailures);
                 break;
+            case FaultKind.RegistryOutage:
+                detail = RegistryOutage(step);
+                break;
             case FaultKind.SecondMemberJoinsThenLeaves:
-                GroupMember first = current;
+                ChaosMember first = current;
                 int firstAssignments = first.Assignments;
-                GroupMember second = Join("second");
-                WaitFor(() => (second.Loop.Good.Count >= 200 && first.Assignments > firstAssignments) || Failed(), "the second member to share the stream");
+                ChaosMember second = Join("second");
+                WaitFor(() => (second.Good.Count >= 200 && first.Assignments > firstAssignments) || Failed(), "the second member to share the stream");
                 int beforeLeave = first.Assignments;
                 second.Leave();
                 WaitFor(() => first.Assignments > beforeLeave || Failed(), "the first member to take the second's partitions back");
                 break;
             case FaultKind.MemberKilledAndReplaced:
                 current.Kill();
-                GroupMember replacement = Join("replacement");
-                WaitFor(() => replacement.Assignments >= PartitionCount && !replacement.Loop.Good.IsEmpty || Failed(), "the replacement to take over");
+                ChaosMember replacement = Join("replacement");
+                WaitFor(() => replacement.Assignments >= PartitionCount && !replacement.Good.IsEmpty || Failed(), "the replacement to take over");
                 current = replacement;
                 break;
             default:
@@ -278,7 +303,29 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         return $"dead-letter partition's leader unavailable: {why}, so its leader, broker {leader}, was taken down until a dead letter failed";
     }
 
-    private GroupMember Join(string name)
+    /// <summary>
+    /// Stops the registry until a record has met the outage (a schema id no member had resolved yet: one comes every
+    /// 1,000 records), keeps it down a while longer, and starts it again. Members must read such records again, never
+    /// dead-letter or skip them.
+    /// </summary>
+    private string RegistryOutage(FaultStep step)
+    {
+        int before = _members.Sum(m => m.SchemaUnavailable.Count);
+        _registry.Stop();
+        try
+        {
+            WaitFor(() => _members.Sum(m => m.SchemaUnavailable.Count) > before || Failed(), "a record to meet the registry's outage");
+            Hold(step.Hold);
+        }
+        finally
+        {
+            _registry.StartAgain();
+        }
+
+        return $"registry down until a record met the outage, then {step.Hold.TotalSeconds:0.#} s more; {_members.Sum(m => m.SchemaUnavailable.Count) - before} records read again for it";
+    }
+
+    private ChaosMember Join(string name)
     {
         ConsumerConfig config = _cluster.CreateConsumerConfig(_group);
         config.EnableAutoCommit = true;         // the README's loop: auto-commit sends the stored offsets
@@ -288,7 +335,17 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         // librdkafka's default prefetch (100,000 records) holds most of this topic: a partition DeadLetter moved back
         // would not be fetched again until the member had worked through all of it.
         config.QueuedMinMessages = 2_000;
-        var member = new GroupMember(name, config, _deadLetters!, DeadLetterTopic, _log, Throttle);
+        ChaosMember member;
+        if (_hosted)
+        {
+            member = new HostedMember(name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle);
+        }
+        else
+        {
+            _deadLetters ??= new ProducerBuilder<byte[], byte[]>(_deadLetterConfig).Build();
+            member = new LoopMember(name, config, _registryClient, _deadLetters, DeadLetterTopic, _log, Throttle);
+        }
+
         _members.Add(member);
         member.Start(Topic);
         return member;
@@ -329,23 +386,44 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
     /// </summary>
     private static void CountingPoll() => Thread.Sleep(100);
 
-    private int DeadLetterFailures() => _members.Sum(m => m.Loop.DeadLetterFailures.Count);
+    private int DeadLetterFailures() => _members.Sum(m => m.DeadLetterFailures.Count);
 
-    /// <summary>True once a loop let something escape or stopped: the schedule stops waiting and the test fails on it.</summary>
-    private bool Failed() => _members.Any(m => m.Loop.Escaped is not null || m.Loop.StoppedOn is not null);
+    /// <summary>True once a member let something escape or stopped: the schedule stops waiting and the test fails on it.</summary>
+    private bool Failed() => _members.Any(m => m.Failure is not null);
 
-    private void ThrowIfFailed()
+    private void ThrowIfFailed() => Assert.All(_members, m => Assert.Null(m.Failure));
+
+    private bool Covered(Layout layout) => _members.SelectMany(m => m.Handled()).Distinct().Count() == layout.Count;
+
+    /// <summary>
+    /// Registers <see cref="Revisions"/> versions of the values' file (its messages, then one more named after the
+    /// revision, so the paths of the others stay) and returns their ids: the good values are written with them in turn,
+    /// so new ids keep appearing as consumption goes on.
+    /// </summary>
+    private List<int> RegisterRevisions()
     {
-        foreach (GroupMember member in _members)
+        var ids = new List<int>();
+        for (int revision = 0; revision < Revisions; revision++)
         {
-            Assert.Null(member.Loop.Escaped);
-            Assert.Null(member.Loop.StoppedOn);
+            FileDescriptorProto file = FileDescriptorProto.Parser.ParseFrom(TelemetryReflection.Descriptor.SerializedData);
+            file.MessageType.Add(new DescriptorProto { Name = $"Revision{revision}" });
+            RegistrySchema registered = _registryClient.RegisterAsync(Topic + "-value", file.ToByteString().ToBase64(), "PROTOBUF", [], normalize: false)
+                .WaitAsync(Deadline).GetAwaiter().GetResult();
+            ids.Add(registered.Id!.Value);
         }
+
+        Assert.Equal(Revisions, ids.Distinct().Count());
+        return ids;
     }
 
-    private bool Covered(Layout layout) => _members.SelectMany(m => m.Loop.Handled()).Distinct().Count() == layout.Count;
+    /// <summary>A good value framed with its revision's schema id: Device at [1], its sequence number in the id.</summary>
+    private static byte[] GoodValue(int sequence, List<int> ids)
+    {
+        int id = ids[(int)((long)sequence * ids.Count / RecordCount)];
+        return [0, (byte)(id >> 24), (byte)(id >> 16), (byte)(id >> 8), (byte)id, 2, 2, .. new Device { Id = "device-" + sequence.ToString(CultureInfo.InvariantCulture) }.ToByteArray()];
+    }
 
-    private Layout Produce()
+    private Layout Produce(List<int> ids)
     {
         var layout = new Layout();
         var errors = new List<Error>();
@@ -364,7 +442,7 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
                 }
                 else
                 {
-                    var message = new Message<byte[], byte[]> { Key = PoisonRecord.GoodKey("sensor-" + (i % 97)), Value = GoodValue(i) };
+                    var message = new Message<byte[], byte[]> { Key = PoisonRecord.GoodKey("sensor-" + (i % 97)), Value = GoodValue(i, ids) };
                     producer.Produce(partition, message, report => Landed(report, () => layout.Good.Add(report.TopicPartitionOffset, sequence)));
                 }
             }
@@ -416,40 +494,45 @@ public sealed class ChaosTests(ITestOutputHelper output) : IDisposable
         $"step '{_log.Step}', distinct {_log.Distinct}, deliveries {_log.Deliveries}, allowance {Volatile.Read(ref _allowance)}, "
         + $"Produce requests {_cluster.RequestCount(KafkaApi.Produce)}, Fetch requests {_cluster.RequestCount(KafkaApi.Fetch)}; "
         + string.Join("; ", _members.Select(m =>
-            $"{m.Name}: good {m.Loop.Good.Count}, dead-lettered {m.Loop.DeadLettered.Count}, dead-letter failures {m.Loop.DeadLetterFailures.Count}, "
-            + $"consumer errors {m.Loop.ConsumerErrors.Count}, errors [{string.Join(", ", m.Errors.Select(e => e.Error.Code).Distinct())}], "
-            + $"assignments {m.Assignments}, {m.Loop.Phase}"));
+            $"{m.Name}: good {m.Good.Count}, dead-lettered {m.DeadLettered.Count}, dead-letter failures {m.DeadLetterFailures.Count}, "
+            + $"schema unavailable {m.SchemaUnavailable.Count}, errors [{string.Join(", ", m.Errors.Select(e => e.Error.Code).Distinct())}], "
+            + $"assignments {m.Assignments}, {m.Phase}, last offsets by partition [{LastOffsets(m)}], last log lines:\n    "
+            + string.Join("\n    ", m.RecentLog)));
 
-    private void Report(int seed, Layout layout, List<StepReport> reports, List<DeliveryLog.Run> runs, int letters, int duplicates, TimeSpan produce, TimeSpan consume)
+    private static string LastOffsets(ChaosMember member) => string.Join(", ", member.Handled()
+        .GroupBy(r => r.Partition.Value).OrderBy(g => g.Key).Select(g => $"p{g.Key} {g.Max(r => r.Offset.Value)}"));
+
+    private void Report(int seed, Layout layout, List<StepReport> reports, List<DeliveryLog.Run> runs, int letters, int duplicates, int handlerFailures, TimeSpan produce, TimeSpan consume)
     {
-        output.WriteLine($"seed {seed}: {layout.Good.Count} good and {layout.Poison.Count} poison records over {PartitionCount} partitions; produced in {produce.TotalSeconds:0.0} s, consumed under faults in {consume.TotalSeconds:0.0} s");
-        output.WriteLine($"deliveries {_log.Deliveries}, distinct {_log.Distinct}, read twice {duplicates}; dead letters {letters} for {layout.Poison.Count} poison records; "
-            + $"errors Consume passed on (not records) {_members.Sum(m => m.Loop.ConsumerErrors.Count)}: "
-            + string.Join(", ", _members.SelectMany(m => m.Loop.ConsumerErrors).GroupBy(e => e.Error.Code).Select(g => $"{g.Key} x{g.Count()}")));
+        _output.WriteLine($"seed {seed}: {layout.Good.Count} good and {layout.Poison.Count} poison records over {PartitionCount} partitions; produced in {produce.TotalSeconds:0.0} s, consumed under faults in {consume.TotalSeconds:0.0} s");
+        _output.WriteLine($"deliveries {_log.Deliveries}, distinct {_log.Distinct}, read twice {duplicates}; dead letters {letters} for {layout.Poison.Count} poison records; "
+            + $"handler failures retried {handlerFailures}; records read again for an unavailable schema {_members.Sum(m => m.SchemaUnavailable.Count)}; "
+            + $"client errors {_members.Sum(m => m.Errors.Count)}: "
+            + string.Join(", ", _members.SelectMany(m => m.Errors).GroupBy(e => e.Error.Code).Select(g => $"{g.Key} x{g.Count()}")));
         foreach (StepReport r in reports)
         {
             int stepDuplicates = runs.Where(run => run.Step == r.Step.Kind.ToString()).Sum(run => run.Duplicates);
-            output.WriteLine(
+            _output.WriteLine(
                 $"- {r.Step.Kind}: {r.Detail}. Progress {r.DistinctBefore} -> {r.DistinctAfter} ({r.DistinctAfter - r.DistinctBefore} new records, "
                 + $"{r.DeliveriesAfter - r.DeliveriesBefore} deliveries) in {r.Took.TotalSeconds:0.0} s; dead-letter failures {r.DeadLetterFailures}, "
-                + $"consumer errors {r.ConsumerErrors}, failed commits {r.CommitFailures}; re-reads started in this step {stepDuplicates}");
+                + $"client errors {r.ClientErrors}, failed commits {r.CommitFailures}; re-reads started in this step {stepDuplicates}");
         }
 
         foreach (IGrouping<(string, DeliveryLog.Kind), DeliveryLog.Run> cause in runs.Where(r => r.Duplicates > 0).GroupBy(r => (r.Step, r.Cause)))
         {
-            output.WriteLine($"  re-read after {cause.Key.Item2} during '{cause.Key.Item1}': {cause.Sum(r => r.Duplicates)} records in {cause.Count()} runs "
+            _output.WriteLine($"  re-read after {cause.Key.Item2} during '{cause.Key.Item1}': {cause.Sum(r => r.Duplicates)} records in {cause.Count()} runs "
                 + $"({string.Join(", ", cause.Take(8).Select(r => $"{r.Member} p{r.Partition.Partition.Value} from {r.Start}"))}{(cause.Count() > 8 ? ", ..." : string.Empty)})");
         }
 
-        output.WriteLine("runs (member partition: first..last offset, cause, step, re-read): " + string.Join("; ", runs.Select(r =>
+        _output.WriteLine("runs (member partition: first..last offset, cause, step, re-read): " + string.Join("; ", runs.Select(r =>
             $"{r.Member} p{r.Partition.Partition.Value}: {r.Start}..{r.End} {r.Cause} {r.Step} {r.Duplicates}")));
         var commitCodes = _members.SelectMany(m => m.CommitFailures).GroupBy(f => (f.Step, f.Code)).Select(g => $"{g.Key.Code} x{g.Count()} during {g.Key.Step}");
-        output.WriteLine("failed commits: " + string.Join("; ", commitCodes));
-        foreach (GroupMember member in _members)
+        _output.WriteLine("failed commits: " + string.Join("; ", commitCodes));
+        foreach (ChaosMember member in _members)
         {
             foreach (var byPartition in member.Commits.GroupBy(c => c.Outcome.Partition.Value).OrderBy(g => g.Key))
             {
-                output.WriteLine($"  {member.Name} p{byPartition.Key}: " + string.Join(", ", byPartition.GroupBy(c => c.Step).Select(g =>
+                _output.WriteLine($"  {member.Name} p{byPartition.Key}: " + string.Join(", ", byPartition.GroupBy(c => c.Step).Select(g =>
                     $"{g.Key}: ok {g.Count(c => !c.Outcome.Error.IsError)} up to {g.Where(c => !c.Outcome.Error.IsError).Select(c => c.Outcome.Offset.Value).DefaultIfEmpty(-1).Max()}"
                     + $" failed {string.Join("/", g.Where(c => c.Outcome.Error.IsError).GroupBy(c => c.Outcome.Error.Code).Select(e => e.Key + " x" + e.Count()))}")));
             }

@@ -13,6 +13,7 @@ public enum FaultKind
     OffsetCommitErrors,
     SlowBroker,
     DeadLetterLeaderUnavailable,
+    RegistryOutage,
     SecondMemberJoinsThenLeaves,
     MemberKilledAndReplaced,
 }
@@ -31,6 +32,7 @@ public sealed record FaultStep(FaultKind Kind, int Broker, IReadOnlyList<(int Pa
         FaultKind.OffsetCommitErrors => $"next {Count} OffsetCommit requests fail with {Error}",
         FaultKind.SlowBroker => $"broker {Broker} answers {Hold.TotalMilliseconds:0} ms late for 3 s",
         FaultKind.DeadLetterLeaderUnavailable => $"dead-letter partition's leader unavailable: its Produce requests refused ({Error}), {Count} at first, more if no dead letter failed",
+        FaultKind.RegistryOutage => $"registry down until a record meets the outage, then {Hold.TotalSeconds:0.#} s more",
         FaultKind.SecondMemberJoinsThenLeaves => "a second member joins, reads, then leaves (Close)",
         FaultKind.MemberKilledAndReplaced => "the first member is killed (no Close, no commit) and replaced",
         _ => Kind.ToString(),
@@ -60,6 +62,7 @@ public static class FaultSchedule
                 FaultKind.OffsetCommitErrors => new FaultStep(kind, 0, [], commitErrors[random.Next(commitErrors.Length)], random.Next(2, 6), TimeSpan.Zero),
                 FaultKind.SlowBroker => new FaultStep(kind, AnyBroker(), [], ErrorCode.NoError, 0, TimeSpan.FromMilliseconds(random.Next(200, 801))),
                 FaultKind.DeadLetterLeaderUnavailable => new FaultStep(kind, 0, [], ErrorCode.LeaderNotAvailable, random.Next(20, 41), TimeSpan.Zero),
+                FaultKind.RegistryOutage => new FaultStep(kind, 0, [], ErrorCode.NoError, 0, TimeSpan.FromMilliseconds(random.Next(1_000, 3_001))),
                 _ => new FaultStep(kind, 0, [], ErrorCode.NoError, 0, TimeSpan.Zero),
             });
         }

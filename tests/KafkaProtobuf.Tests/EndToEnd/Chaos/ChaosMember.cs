@@ -1,0 +1,131 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
+
+/// <summary>
+/// One member of the chaos test's consumer group, whatever runs it (<see cref="HostedMember"/>, the hosted consumer;
+/// <see cref="LoopMember"/>, the README's hand-written loop): what it was given goes to the shared
+/// <see cref="DeliveryLog"/>, what it did to the lists here. It can leave as a user's service does (<see cref="Leave"/>:
+/// Close commits and leaves the group) or die (<see cref="Kill"/>: no commit, no LeaveGroup; the group notices when its
+/// session times out).
+/// </summary>
+public abstract class ChaosMember : IDisposable
+{
+    protected static readonly TimeSpan JoinDeadline = TimeSpan.FromSeconds(60);
+    private const int LogLinesKept = 12;
+    private readonly ConcurrentQueue<string> _recentLog = new();
+    private int _assignments;
+
+    protected ChaosMember(string name, DeliveryLog log)
+    {
+        Name = name;
+        Log = log;
+    }
+
+    public string Name { get; }
+
+    /// <summary>Partitions assigned to this member so far, counted over every rebalance.</summary>
+    public int Assignments => Volatile.Read(ref _assignments);
+
+    public ConcurrentQueue<(string Step, Error Error)> Errors { get; } = new();
+
+    public ConcurrentQueue<(string Step, ErrorCode Code)> CommitFailures { get; } = new();
+
+    /// <summary>Every partition's outcome in every commit the member made (auto-commit, on revoke, on close).</summary>
+    public ConcurrentQueue<(string Step, TopicPartitionOffsetError Outcome)> Commits { get; } = new();
+
+    /// <summary>Good records handled, with the sequence number their value carries (repeats included).</summary>
+    public ConcurrentQueue<(TopicPartitionOffset Record, int Sequence)> Good { get; } = new();
+
+    /// <summary>Poison records whose dead letter was written (repeats included).</summary>
+    public ConcurrentQueue<TopicPartitionOffset> DeadLettered { get; } = new();
+
+    /// <summary>Records whose dead letter failed retriably: the member went back to each and read it again.</summary>
+    public ConcurrentQueue<TopicPartitionOffset> DeadLetterFailures { get; } = new();
+
+    /// <summary>Records whose writer's schema could not be obtained: the member went back to each and read it again.</summary>
+    public ConcurrentQueue<TopicPartitionOffset> SchemaUnavailable { get; } = new();
+
+    /// <summary>librdkafka's latest log lines for this member (the last <see cref="LogLinesKept"/>), oldest first.</summary>
+    public IEnumerable<string> RecentLog => _recentLog;
+
+    /// <summary>What stopped the member on its own or escaped it, if anything: the test fails on it.</summary>
+    public abstract string? Failure { get; }
+
+    /// <summary>What the member is doing now, for a timed-out wait's message.</summary>
+    public abstract string Phase { get; }
+
+    protected DeliveryLog Log { get; }
+
+    /// <summary>Every record the member finished with: good records handled and poison records dead-lettered (repeats included).</summary>
+    public IEnumerable<TopicPartitionOffset> Handled() => Good.Select(g => g.Record).Concat(DeadLettered);
+
+    public abstract void Start(string topic);
+
+    /// <summary>Stops taking records, then closes the consumer: the stored offsets are committed and the member leaves the group.</summary>
+    public abstract void Leave();
+
+    /// <summary>Stops and destroys the consumer without closing it: what a killed process leaves behind.</summary>
+    public abstract void Kill();
+
+    public abstract void Dispose();
+
+    /// <summary>Observation only: librdkafka starts each partition at the group's committed offset; asking for it here lets the log explain where the member's runs start.</summary>
+    protected void OnAssigned(Func<List<TopicPartition>, TimeSpan, List<TopicPartitionOffset>> committed, List<TopicPartition> partitions)
+    {
+        foreach (TopicPartitionOffset offset in CommittedOffsets(committed, partitions))
+        {
+            Log.Assigned(Name, offset.Offset == Offset.Unset ? new TopicPartitionOffset(offset.TopicPartition, 0) : offset);
+        }
+
+        Interlocked.Add(ref _assignments, partitions.Count);
+    }
+
+    protected void OnRevoked(List<TopicPartitionOffset> partitions) => partitions.ForEach(p => Log.Revoked(Name, p.TopicPartition));
+
+    protected void OnError(Error error) => Errors.Enqueue((Log.Step, error));
+
+    protected void OnCommitted(CommittedOffsets committed)
+    {
+        // librdkafka lists every assigned partition with the request's error, also those it had nothing to commit for
+        // (offset unset): only partitions with an offset were in the request.
+        foreach (TopicPartitionOffsetError result in committed.Offsets.Where(o => o.Offset.Value >= 0))
+        {
+            Commits.Enqueue((Log.Step, result));
+            if (result.Error.IsError)
+            {
+                CommitFailures.Enqueue((Log.Step, result.Error.Code));
+            }
+        }
+    }
+
+    /// <summary>Kept for a timed-out wait's message, not printed.</summary>
+    protected void Remember(string level, string facility, string message)
+    {
+        _recentLog.Enqueue($"{DateTime.UtcNow:HH:mm:ss.fff} {level} {facility}: {message}");
+        while (_recentLog.Count > LogLinesKept && _recentLog.TryDequeue(out _))
+        {
+        }
+    }
+
+    private static List<TopicPartitionOffset> CommittedOffsets(Func<List<TopicPartition>, TimeSpan, List<TopicPartitionOffset>> committed, List<TopicPartition> partitions)
+    {
+        DateTime deadline = DateTime.UtcNow + JoinDeadline;
+        while (true)
+        {
+            try
+            {
+                return committed(partitions, TimeSpan.FromSeconds(5));
+            }
+            catch (KafkaException) when (DateTime.UtcNow < deadline)
+            {
+                // the coordinator is down or moving: ask again
+            }
+        }
+    }
+}

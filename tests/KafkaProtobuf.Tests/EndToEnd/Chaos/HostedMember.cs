@@ -1,0 +1,163 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.SchemaRegistry;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Vectors.Telemetry.V1;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+
+namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
+
+/// <summary>
+/// A member running the hosted consumer (<c>AddKafkaProtobufConsumer</c>) in its own generic host: registry-resolved
+/// values, a dead-letter topic, and a handler that fails now and then (<see cref="FailsOnce"/>), which the consumer
+/// retries in place. What it does is seen through the consumer's probe, on the consumer's own threads.
+/// </summary>
+public sealed class HostedMember : ChaosMember, IConsumerProbe
+{
+    private readonly IHost _host;
+    private readonly ConcurrentDictionary<int, int> _attempts = new();
+    private volatile string _phase = "not started";
+    private bool _ended;
+
+    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle)
+        : base(name, log)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.AddSingleton<IConsumerProbe>(this);
+        builder.Logging.AddProvider(new RecentLogProvider(this));
+        builder.Services
+            .AddKafkaProtobufConsumer<Reading, Device>(name, options =>
+            {
+                options.Consumer = config;
+                options.Topics.Add(topic);
+                options.DeadLetterTopic = deadLetterTopic;
+                options.DeadLetterProducer = deadLetterProducer;
+                options.BackOff = TimeSpan.FromMilliseconds(100);
+                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
+                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(100);
+                options.StopApplicationOnFailure = false; // the test reads the failure from Failure
+            })
+            .WithProtobufKeys()
+            .WithProtobufValues(_ => registry, null)
+            .Handle((record, _) =>
+            {
+                int sequence = SequenceOf(record.Message.Value);
+                if (FailsOnce(sequence) && _attempts.AddOrUpdate(sequence, 1, (_, n) => n + 1) == 1)
+                {
+                    throw new TransientHandlerException(sequence);
+                }
+
+                Good.Enqueue((record.TopicPartitionOffset, sequence));
+                return Task.CompletedTask;
+            });
+        _host = builder.Build();
+        Throttle = throttle;
+        Service = _host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<Reading, Device>>().Single();
+    }
+
+    /// <summary>The handler's own failure, thrown once for some records: the consumer must retry in place, commit nothing past them, lose none.</summary>
+    public sealed class TransientHandlerException(int sequence) : Exception("the handler failed transiently on record " + sequence);
+
+    /// <summary>Handler failures the consumer retried: the sequence numbers that failed on their first attempt.</summary>
+    public IEnumerable<int> Retried => _attempts.Where(a => a.Value > 1).Select(a => a.Key);
+
+    /// <summary>Records whose handler failed on its first attempt.</summary>
+    public IEnumerable<int> FailedFirst => _attempts.Keys;
+
+    public override string? Failure
+    {
+        get
+        {
+            ConsumerStatus status = _host.Services.GetRequiredService<KafkaProtobufConsumerStates>().For(Name);
+            return status.State == KafkaProtobufConsumerState.Failed ? status.Failure : null;
+        }
+    }
+
+    public override string Phase => _phase;
+
+    private Action<bool> Throttle { get; }
+
+    private KafkaProtobufConsumerService<Reading, Device> Service { get; }
+
+    /// <summary>One good record in 500 fails on its first attempt.</summary>
+    public static bool FailsOnce(int sequence) => sequence % 500 == 250;
+
+    public override void Start(string topic)
+    {
+        _host.StartAsync().WaitAsync(JoinDeadline).GetAwaiter().GetResult();
+        _phase = "running";
+    }
+
+    public override void Leave()
+    {
+        if (!_ended)
+        {
+            _ended = true;
+            _host.StopAsync().WaitAsync(JoinDeadline).GetAwaiter().GetResult();
+            _phase = "left";
+        }
+    }
+
+    public override void Kill()
+    {
+        _ended = true;
+        Service.Abandon();
+        _phase = "killed";
+    }
+
+    public override void Dispose()
+    {
+        Leave();
+        _host.Dispose();
+    }
+
+    /// <summary>The consumer's log (librdkafka's lines included) into <see cref="ChaosMember.RecentLog"/>.</summary>
+    private sealed class RecentLogProvider(HostedMember member) : ILoggerProvider, ILogger
+    {
+        public ILogger CreateLogger(string categoryName) => this;
+
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(LogLevel logLevel) => logLevel >= LogLevel.Information;
+
+        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+        {
+            if (IsEnabled(logLevel))
+            {
+                member.Remember(logLevel.ToString(), eventId.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), formatter(state, exception));
+            }
+        }
+
+        public void Dispose()
+        {
+        }
+    }
+
+    void IConsumerProbe.Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) =>
+        OnAssigned(client.Committed, partitions);
+
+    void IConsumerProbe.Revoked(string consumer, List<TopicPartitionOffset> partitions) => OnRevoked(partitions);
+
+    void IConsumerProbe.Delivered(string consumer, TopicPartitionOffset record) => Throttle(Log.Delivered(Name, record));
+
+    void IConsumerProbe.MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+    {
+        (schemaUnavailable ? SchemaUnavailable : DeadLetterFailures).Enqueue(record);
+        Log.SeekBack(Name, record);
+    }
+
+    void IConsumerProbe.DeadLettered(string consumer, TopicPartitionOffset record) => DeadLettered.Enqueue(record);
+
+    void IConsumerProbe.Committed(string consumer, CommittedOffsets offsets) => OnCommitted(offsets);
+
+    void IConsumerProbe.ClientError(string consumer, Error error) => OnError(error);
+}
