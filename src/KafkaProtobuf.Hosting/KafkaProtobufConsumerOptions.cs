@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using Confluent.Kafka;
 
 namespace KafkaProtobuf.Hosting;
@@ -89,7 +90,7 @@ public sealed class KafkaProtobufConsumerOptions
     /// <summary>The consumer's configuration with the offset rule applied.</summary>
     internal ConsumerConfig ConsumerConfigForLoop()
     {
-        var config = new ConsumerConfig(new Dictionary<string, string>(Consumer))
+        var config = new ConsumerConfig(Consumer.ToDictionary(setting => setting.Key, setting => setting.Value))
         {
             EnableAutoOffsetStore = false,
             EnableAutoCommit = true,

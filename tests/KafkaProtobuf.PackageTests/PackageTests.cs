@@ -94,10 +94,10 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     }
 
     [Fact]
-    public void KafkaProtobufHosting_HasItsTargets_AndDependsOnTheCorePackageAndTheHostingAbstractions()
+    public void KafkaProtobufHosting_HasEveryTarget_AndDependsOnTheCorePackageAndTheHostingAbstractions()
     {
         string[] entries = Entries(packages.Package("KafkaProtobuf.Hosting"));
-        foreach (string framework in new[] { "net8.0", "net10.0" })
+        foreach (string framework in new[] { "netstandard2.0", "net8.0", "net10.0" })
         {
             Assert.Contains($"lib/{framework}/KafkaProtobuf.Hosting.dll", entries);
             Assert.Contains($"lib/{framework}/KafkaProtobuf.Hosting.xml", entries);
@@ -107,6 +107,9 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
         Assert.Equal(
             ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.1", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
             Dependencies(nuspec, "net8.0"));
+        Assert.Equal(
+            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.1", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
+            Dependencies(nuspec, ".NETStandard2.0"));
     }
 
     [Fact]

@@ -455,7 +455,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private static double Seconds(long started) => (Stopwatch.GetTimestamp() - started) / (double)Stopwatch.Frequency;
 
     private static string Describe(TopicPartitionOffset position) =>
-        string.Create(CultureInfo.InvariantCulture, $"{position.Topic} [{position.Partition.Value}] @{position.Offset.Value}");
+        position.Topic + " [" + position.Partition.Value.ToString(CultureInfo.InvariantCulture) + "] @" + position.Offset.Value.ToString(CultureInfo.InvariantCulture);
 
     private static IDeserializer<T> BuiltInDeserializer<T>(string component) => typeof(T) switch
     {
