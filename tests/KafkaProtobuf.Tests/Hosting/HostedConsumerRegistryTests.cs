@@ -12,6 +12,7 @@ using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tests.Tool;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
@@ -24,7 +25,8 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// <summary>
 /// The hosted consumer reading by name from a Schema Registry over HTTP that is down when the records arrive: nothing is
 /// dead-lettered or skipped for it, health is degraded meanwhile, and once the registry is back every record is handled
-/// in order; the poison record among them is dead-lettered as usual.
+/// in order; the poison record among them is dead-lettered as usual. The consumer and the registry client are both
+/// configured from configuration, with librdkafka's and Confluent's setting names.
 /// </summary>
 public sealed class HostedConsumerRegistryTests : IDisposable
 {
@@ -46,21 +48,29 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         List<IMessage> orders = OrderTopic.Produce(_cluster, _registry, "orders"); // six orders, a poison record at offset 3
         _cluster.CreateTopic("orders.dlq", 1);
         _registry.Stop();
-        using var client = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, MaxRetries = 0, RequestTimeout = TimeSpan.FromSeconds(2) });
+
+        // Both from configuration, as a service would have them: the consumer and the registry client (Confluent's names).
+        string group = "hosted-registry-" + Guid.NewGuid().ToString("N");
+        IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Kafka:Orders:Topics:0"] = "orders",
+            ["Kafka:Orders:DeadLetterTopic"] = "orders.dlq",
+            ["Kafka:Orders:BackOff"] = "00:00:00.05",
+            ["Kafka:Orders:Consumer:bootstrap.servers"] = _cluster.BootstrapServers,
+            ["Kafka:Orders:Consumer:group.id"] = group,
+            ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
+            ["Kafka:Orders:Consumer:auto.commit.interval.ms"] = "100",
+            ["SchemaRegistry:schema.registry.url"] = _registry.Url,
+            ["SchemaRegistry:schema.registry.max.retries"] = "0",
+            ["SchemaRegistry:schema.registry.request.timeout.ms"] = "2000",
+        }).Build();
         var handled = new ConcurrentQueue<(long Offset, IMessage? Value)>();
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
-        string group = "hosted-registry-" + Guid.NewGuid().ToString("N");
+        builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
         builder.Services
-            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", options =>
-            {
-                options.Consumer = new ConsumerConfig { BootstrapServers = _cluster.BootstrapServers, GroupId = group, AutoOffsetReset = AutoOffsetReset.Earliest, AutoCommitIntervalMs = 100 };
-                options.Topics.Add("orders");
-                options.DeadLetterTopic = "orders.dlq";
-                options.DeadLetterProducer = _cluster.CreateProducerConfig();
-                options.BackOff = TimeSpan.FromMilliseconds(50);
-            })
-            .WithProtobufValues(_ => client, null, ShopReflection.Descriptor)
+            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options => options.DeadLetterProducer = _cluster.CreateProducerConfig())
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
             .Handle((record, _) =>
             {
                 handled.Enqueue((record.Offset.Value, record.Message.Value));
