@@ -63,4 +63,22 @@ internal static class HostingSnippets
             });
         #endregion
     }
+
+    internal static void RegistryFromConfiguration(string[] args)
+    {
+        var builder = Host.CreateApplicationBuilder(args);
+        #region hosted-registry-configuration
+        builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(
+            builder.Configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
+        builder.Services
+            .AddKafkaProtobufConsumer<string, IMessage>("shop", builder.Configuration.GetSection("Kafka:Shop"))
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+            .HandleWith<ShopHandler>();
+        #endregion
+    }
+
+    public sealed class ShopHandler : IRecordHandler<string, IMessage>
+    {
+        public Task HandleAsync(ConsumeResult<string, IMessage> record, CancellationToken cancellationToken) => Task.CompletedTask;
+    }
 }
