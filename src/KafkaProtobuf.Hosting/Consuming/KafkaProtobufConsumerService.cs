@@ -35,6 +35,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private readonly CancellationTokenSource _abortHandler = new();
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly IConsumerProbe? _probe;
+    private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private IConsumer<TKey, TValue>? _consumer;
     private IProducer<byte[], byte[]>? _deadLetters;
@@ -61,6 +62,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     public Task StartAsync(CancellationToken cancellationToken)
     {
         _options = CreateOptions();
+        _tracing = new ConsumerTracing(Name, _options.Consumer.GroupId);
         _keys = new RawBytesCapture<TKey>(_registration.KeyDeserializer?.Invoke(_services) ?? BuiltInDeserializer<TKey>("key"));
         _values = new RawBytesCapture<TValue>(_registration.ValueDeserializer?.Invoke(_services) ?? BuiltInDeserializer<TValue>("value"));
         _consumer = new ConsumerBuilder<TKey, TValue>(_options.ConsumerConfigForLoop())
@@ -162,7 +164,9 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                 catch (ConsumeException e) when (e.IsDeserializationFailure())
                 {
                     _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-                    if (!DeadLetter(e.ConsumerRecord, () => _consumer!.DeadLetter(e, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, e.InnerException ?? e))
+                    using Activity? activity = _tracing.Start(e.ConsumerRecord.TopicPartitionOffset, e.ConsumerRecord.Message?.Headers, null);
+                    ConsumerTracing.Failed(activity, e.InnerException ?? e);
+                    if (!DeadLetter(e.ConsumerRecord, () => _consumer!.DeadLetter(e, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, e.InnerException ?? e, activity))
                     {
                         break;
                     }
@@ -197,9 +201,12 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                 }
 
                 _probe?.Delivered(Name, result.TopicPartitionOffset);
-                if (!Handle(result))
+                using (Activity? activity = _tracing.Start(result.TopicPartitionOffset, result.Message.Headers, result.Message.Value))
                 {
-                    break;
+                    if (!Handle(result, activity))
+                    {
+                        break;
+                    }
                 }
             }
         }
@@ -224,7 +231,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     }
 
     /// <summary>Runs the handler on a record until it completes, is dead-lettered, or the consumer stops. False: stop the loop.</summary>
-    private bool Handle(ConsumeResult<TKey, TValue> record)
+    private bool Handle(ConsumeResult<TKey, TValue> record, Activity? activity)
     {
         HandlerFailureOptions failures = _options.HandlerFailures;
         for (int attempt = 1; ; attempt++)
@@ -238,9 +245,10 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                 _status.RecordDone();
                 return true;
             }
-            catch (OperationCanceledException) when (_abortHandler.IsCancellationRequested)
+            catch (OperationCanceledException e) when (_abortHandler.IsCancellationRequested)
             {
                 KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: false);
+                ConsumerTracing.Failed(activity, e);
                 ConsumerLog.HandlerCancelled(_logger, Name, Describe(record.TopicPartitionOffset));
                 return false;
             }
@@ -259,6 +267,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                     case HandlerFailureAction.Retry:
                         TimeSpan backOff = BackOff(attempt);
                         KafkaProtobufConsumerMetrics.Retried(_tag);
+                        ConsumerTracing.Retrying(activity, e, attempt, backOff);
                         ConsumerLog.HandlerRetrying(_logger, Name, Describe(record.TopicPartitionOffset), attempt, failures.MaxAttempts, backOff, e);
                         if (!Pause(backOff))
                         {
@@ -268,8 +277,10 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                         continue;
                     case HandlerFailureAction.DeadLetter when _deadLetters is not null:
                         ConsumeResult<byte[], byte[]> raw = Raw(record);
-                        return DeadLetter(raw, () => _consumer!.DeadLetter(raw, e, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, e);
+                        ConsumerTracing.Failed(activity, e);
+                        return DeadLetter(raw, () => _consumer!.DeadLetter(raw, e, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, e, activity);
                     default:
+                        ConsumerTracing.Failed(activity, e);
                         Fail(
                             "the handler failed on " + Describe(record.TopicPartitionOffset)
                                 + (action == HandlerFailureAction.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
@@ -295,7 +306,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     }
 
     /// <summary>Writes a dead letter; a retriable failure backs off (the record comes again), any other stops. False: stop the loop.</summary>
-    private bool DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure)
+    private bool DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
     {
         string where = Describe(record.TopicPartitionOffset);
         if (_deadLetters is null)
@@ -307,6 +318,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         try
         {
             send();
+            ConsumerTracing.DeadLettered(activity, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization");
             _probe?.DeadLettered(Name, record.TopicPartitionOffset);
             KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
             _status.RecordDone();
@@ -317,6 +329,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         {
             // DeadLetter moved the consumer back to the record: after the pause, Consume delivers it again.
             ConsumerLog.DeadLetterRetrying(_logger, Name, where, d.Error.ToString(), _options.BackOff);
+            ConsumerTracing.DeadLetterFailed(activity, d);
             _probe?.MovedBack(Name, record.TopicPartitionOffset, schemaUnavailable: false);
             Pause(_options.BackOff);
             return true;

@@ -2,6 +2,7 @@ using System;
 using System.Globalization;
 using System.Text;
 using Confluent.Kafka;
+using KafkaProtobuf.Diagnostics;
 
 namespace KafkaProtobuf.DeadLetters;
 
@@ -89,6 +90,9 @@ public static class DeadLetterMessages
         Add(headers, DeadLetterHeaderNames.SourceTopic, record.Topic);
         Add(headers, DeadLetterHeaderNames.SourcePartition, record.Partition.Value.ToString(CultureInfo.InvariantCulture));
         Add(headers, DeadLetterHeaderNames.SourceOffset, record.Offset.Value.ToString(CultureInfo.InvariantCulture));
+
+        // The dead letter continues the trace of whoever writes it (the hosted consumer's span for the record).
+        KafkaTraceContext.Inject(headers);
 
         return new Message<byte[], byte[]>
         {

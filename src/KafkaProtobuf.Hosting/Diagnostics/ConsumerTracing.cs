@@ -1,0 +1,104 @@
+using System;
+using System.Diagnostics;
+using System.Globalization;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.Diagnostics;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// One consumer's <c>process</c> spans. Nothing is read or allocated unless a listener samples the source: the check
+/// is one field read per record.
+/// </summary>
+internal sealed class ConsumerTracing(string consumer, string? group)
+{
+    internal static readonly ActivitySource Source = new(KafkaProtobufConsumerTracing.ActivitySourceName, typeof(ConsumerTracing).Assembly.GetName().Version?.ToString());
+
+    /// <summary>Starts the span of a record (it becomes <see cref="Activity.Current"/>); null without a listener.</summary>
+    public Activity? Start(TopicPartitionOffset position, Headers? headers, object? value)
+    {
+        if (!Source.HasListeners())
+        {
+            return null;
+        }
+
+        KafkaTraceContext.TryExtract(headers, out ActivityContext parent); // none: a new trace
+        Activity? activity = Source.StartActivity("process " + position.Topic, ActivityKind.Consumer, parent);
+        if (activity is { IsAllDataRequested: true })
+        {
+            activity.SetTag("messaging.system", "kafka");
+            activity.SetTag("messaging.operation.type", "process");
+            activity.SetTag("messaging.operation.name", "process");
+            activity.SetTag("messaging.destination.name", position.Topic);
+            activity.SetTag("messaging.destination.partition.id", position.Partition.Value.ToString(CultureInfo.InvariantCulture));
+            activity.SetTag("messaging.kafka.offset", position.Offset.Value);
+            activity.SetTag("messaging.consumer.group.name", group);
+            activity.SetTag("kafkaprotobuf.consumer", consumer);
+            if (value is IMessage message)
+            {
+                activity.SetTag("kafkaprotobuf.message.type", message.Descriptor.FullName);
+            }
+        }
+
+        return activity;
+    }
+
+    /// <summary>The record failed: the span's status, <c>error.type</c> (the frame error code, or the exception's type) and an exception event.</summary>
+    public static void Failed(Activity? activity, Exception exception)
+    {
+        if (activity is null)
+        {
+            return;
+        }
+
+        string type = exception is InvalidFrameException frame ? frame.ErrorCode.ToString() : exception.GetType().FullName ?? exception.GetType().Name;
+        activity.SetStatus(ActivityStatusCode.Error, exception.Message);
+        activity.SetTag("error.type", type);
+        Exception(activity, exception);
+    }
+
+    /// <summary>The handler failed and is retried: an exception event and a retry event.</summary>
+    public static void Retrying(Activity? activity, Exception exception, int attempt, TimeSpan backOff)
+    {
+        if (activity is null)
+        {
+            return;
+        }
+
+        Exception(activity, exception);
+        activity.AddEvent(new ActivityEvent("kafkaprotobuf.retry", tags: new ActivityTagsCollection
+        {
+            { "kafkaprotobuf.attempt", attempt },
+            { "kafkaprotobuf.back_off_ms", (long)backOff.TotalMilliseconds },
+        }));
+    }
+
+    /// <summary>The record was dead-lettered (the dead letter carries this span's context in its headers).</summary>
+    public static void DeadLettered(Activity? activity, string topic, string reason) =>
+        activity?.AddEvent(new ActivityEvent("kafkaprotobuf.dead_letter", tags: new ActivityTagsCollection
+        {
+            { "kafkaprotobuf.dead_letter.topic", topic },
+            { "kafkaprotobuf.dead_letter.reason", reason },
+        }));
+
+    /// <summary>The dead letter was not written: the record is read again (a new span).</summary>
+    public static void DeadLetterFailed(Activity? activity, Exception exception)
+    {
+        if (activity is null)
+        {
+            return;
+        }
+
+        activity.SetStatus(ActivityStatusCode.Error, exception.Message);
+        activity.SetTag("error.type", exception.GetType().FullName);
+        Exception(activity, exception);
+    }
+
+    private static void Exception(Activity activity, Exception exception) =>
+        activity.AddEvent(new ActivityEvent("exception", tags: new ActivityTagsCollection
+        {
+            { "exception.type", exception.GetType().FullName },
+            { "exception.message", exception.Message },
+        }));
+}
