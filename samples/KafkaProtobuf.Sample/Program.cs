@@ -7,6 +7,7 @@
 // --schema-registry-url URL a real registry.
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Globalization;
 using System.Linq;
 using System.Threading.Tasks;
@@ -14,6 +15,7 @@ using Confluent.Kafka;
 using Confluent.Kafka.Admin;
 using Google.Protobuf;
 using KafkaProtobuf;
+using KafkaProtobuf.Diagnostics;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Sample;
 using KafkaProtobuf.SchemaRegistry;
@@ -59,14 +61,26 @@ var consumerConfig = new ConsumerConfig
     SessionTimeoutMs = 6000, // the offset settings are the hosted consumer's: it stores each offset once the record is handled
 };
 
-// 1. Produce: records framed by RegistryProtobufSerializer<T>, which registers shop.proto (see ShopTraffic.cs).
+// 1. Produce: records framed by RegistryProtobufSerializer<T>, which registers shop.proto (see ShopTraffic.cs). The
+//    first is written inside a checkout request's span, whose context goes into its headers (KafkaTraceContext).
 int produced = 0;
 ShopTraffic traffic = await ShopTraffic.RegisterAsync(registry, topic);
+using var trace = new TraceSummary();
 using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(producerConfig).Build())
 {
     foreach (Message<byte[], byte[]> record in traffic.Records(topic, Orders))
     {
-        producer.Produce(topic, record);
+        if (produced == 0)
+        {
+            using Activity checkout = trace.Begin("POST /checkout");
+            KafkaTraceContext.Inject(record.Headers);
+            producer.Produce(topic, record);
+        }
+        else
+        {
+            producer.Produce(topic, record);
+        }
+
         produced++;
     }
 
@@ -108,6 +122,7 @@ using (IHost host = builder.Build())
 
 Console.WriteLine(tally.Summary());
 Console.WriteLine($"  dead-lettered: {tally.DeadLettered} records to '{deadLetterTopic}'");
+Console.WriteLine(trace.Describe());
 return tally.Handled + tally.DeadLettered == produced ? 0 : 1;
 
 static string? ArgumentAfter(string[] args, string name)
