@@ -233,24 +233,39 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     /// <summary>Runs the handler on a record until it completes, is dead-lettered, or the consumer stops. False: stop the loop.</summary>
     private bool Handle(ConsumeResult<TKey, TValue> record, Activity? activity)
     {
+        ValueTask<HandlerResult> run = RunWithRetriesAsync(record, activity);
+        HandlerResult result = run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
+        return Conclude(record, result, activity, () => Raw(record));
+    }
+
+    /// <summary>
+    /// Runs the handler, retrying failures in place as the policy says (the back-off ends early at shutdown), and says
+    /// what became of the record. Touches no consumer state: the loop concludes (<see cref="Conclude"/>).
+    /// </summary>
+    private async ValueTask<HandlerResult> RunWithRetriesAsync(ConsumeResult<TKey, TValue> record, Activity? activity)
+    {
         HandlerFailureOptions failures = _options.HandlerFailures;
         for (int attempt = 1; ; attempt++)
         {
             long started = Stopwatch.GetTimestamp();
             try
             {
-                RunHandler(record);
+                Task handling = RunHandler(record);
+                if (!handling.IsCompleted)
+                {
+                    await handling.ConfigureAwait(false);
+                }
+
+                handling.GetAwaiter().GetResult(); // a synchronous failure throws here
                 KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: true);
-                StoreOffset(record);
-                _status.RecordDone();
-                return true;
+                return default;
             }
             catch (OperationCanceledException e) when (_abortHandler.IsCancellationRequested)
             {
                 KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: false);
                 ConsumerTracing.Failed(activity, e);
                 ConsumerLog.HandlerCancelled(_logger, Name, Describe(record.TopicPartitionOffset));
-                return false;
+                return new HandlerResult(HandlerOutcome.Cancelled, e);
             }
             catch (Exception e)
             {
@@ -262,47 +277,64 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                     action = failures.WhenAttemptsRunOut;
                 }
 
-                switch (action)
+                if (action != HandlerFailureAction.Retry)
                 {
-                    case HandlerFailureAction.Retry:
-                        TimeSpan backOff = BackOff(attempt);
-                        KafkaProtobufConsumerMetrics.Retried(_tag);
-                        ConsumerTracing.Retrying(activity, e, attempt, backOff);
-                        ConsumerLog.HandlerRetrying(_logger, Name, Describe(record.TopicPartitionOffset), attempt, failures.MaxAttempts, backOff, e);
-                        if (!Pause(backOff))
-                        {
-                            return false; // shutting down: the record is not committed, so it is read again
-                        }
+                    ConsumerTracing.Failed(activity, e);
+                    return new HandlerResult(action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e);
+                }
 
-                        continue;
-                    case HandlerFailureAction.DeadLetter when _deadLetters is not null:
-                        ConsumeResult<byte[], byte[]> raw = Raw(record);
-                        ConsumerTracing.Failed(activity, e);
-                        return DeadLetter(raw, () => _consumer!.DeadLetter(raw, e, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, e, activity);
-                    default:
-                        ConsumerTracing.Failed(activity, e);
-                        Fail(
-                            "the handler failed on " + Describe(record.TopicPartitionOffset)
-                                + (action == HandlerFailureAction.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
-                                + " (" + e.GetType().Name + ": " + e.Message + ")",
-                            e);
-                        return false;
+                TimeSpan backOff = BackOff(attempt);
+                KafkaProtobufConsumerMetrics.Retried(_tag);
+                ConsumerTracing.Retrying(activity, e, attempt, backOff);
+                ConsumerLog.HandlerRetrying(_logger, Name, Describe(record.TopicPartitionOffset), attempt, failures.MaxAttempts, backOff, e);
+                try
+                {
+                    await Task.Delay(backOff, _stopTaking.Token).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    return new HandlerResult(HandlerOutcome.Cancelled, e); // shutting down: not committed, so read again
                 }
             }
         }
     }
 
-    private void RunHandler(ConsumeResult<TKey, TValue> record)
+    /// <summary>What the loop does with a record once its handler is done with it. False: stop the loop.</summary>
+    private bool Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, Func<ConsumeResult<byte[], byte[]>> raw)
+    {
+        switch (result.Outcome)
+        {
+            case HandlerOutcome.Handled:
+                StoreOffset(record);
+                _status.RecordDone();
+                return true;
+            case HandlerOutcome.DeadLetter when _deadLetters is not null:
+                ConsumeResult<byte[], byte[]> written = raw();
+                Exception failure = result.Failure!;
+                return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
+            case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
+                Exception e = result.Failure!;
+                Fail(
+                    "the handler failed on " + Describe(record.TopicPartitionOffset)
+                        + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
+                        + " (" + e.GetType().Name + ": " + e.Message + ")",
+                    e);
+                return false;
+            default:
+                return false; // cancelled at shutdown: not committed, read again
+        }
+    }
+
+    private Task RunHandler(ConsumeResult<TKey, TValue> record)
     {
         Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler = _registration.Handler!;
-        if (!_registration.HandlerNeedsScope)
-        {
-            handler(_services, record, _abortHandler.Token).GetAwaiter().GetResult();
-            return;
-        }
+        return _registration.HandlerNeedsScope ? RunScoped(handler, record) : handler(_services, record, _abortHandler.Token);
+    }
 
+    private async Task RunScoped(Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler, ConsumeResult<TKey, TValue> record)
+    {
         using IServiceScope scope = _services.CreateScope();
-        handler(scope.ServiceProvider, record, _abortHandler.Token).GetAwaiter().GetResult();
+        await handler(scope.ServiceProvider, record, _abortHandler.Token).ConfigureAwait(false);
     }
 
     /// <summary>Writes a dead letter; a retriable failure backs off (the record comes again), any other stops. False: stop the loop.</summary>

@@ -2,7 +2,8 @@ namespace KafkaProtobuf.DeadLetters;
 
 /// <summary>
 /// Headers <see cref="DeadLetterExtensions"/> appends to a dead-lettered record, after the original headers. Values are
-/// UTF-8 text.
+/// UTF-8 text. After them come the current <see cref="System.Diagnostics.Activity"/>'s trace headers, if one is current
+/// (<see cref="Diagnostics.KafkaTraceContext"/>).
 /// </summary>
 public static class DeadLetterHeaderNames
 {

@@ -1,13 +1,18 @@
 using System;
+using System.Collections.Generic;
+using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.Diagnostics;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using OpenTelemetry;
+using OpenTelemetry.Trace;
 using Shop.V1;
 
 namespace KafkaProtobuf.Tests.Docs.Snippets;
@@ -80,5 +85,24 @@ internal static class HostingSnippets
     public sealed class ShopHandler : IRecordHandler<string, IMessage>
     {
         public Task HandleAsync(ConsumeResult<string, IMessage> record, CancellationToken cancellationToken) => Task.CompletedTask;
+    }
+
+    internal static void Tracing(List<Activity> spans)
+    {
+        #region hosted-tracing
+        using TracerProvider tracing = Sdk.CreateTracerProviderBuilder()
+            .AddSource(KafkaProtobufConsumerTracing.ActivitySourceName)
+            .AddInMemoryExporter(spans) // or your exporter (OTLP, console...)
+            .Build();
+        #endregion
+    }
+
+    internal static void TraceProducer(IProducer<byte[], byte[]> producer, byte[] key, byte[] value)
+    {
+        #region trace-producer
+        var message = new Message<byte[], byte[]> { Key = key, Value = value, Headers = [] };
+        KafkaTraceContext.Inject(message.Headers); // Activity.Current's traceparent, tracestate and baggage
+        producer.Produce("shop.orders", message);
+        #endregion
     }
 }

@@ -1,0 +1,37 @@
+using System.Diagnostics;
+using BenchmarkDotNet.Attributes;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+
+namespace KafkaProtobuf.Benchmarks;
+
+/// <summary>
+/// What the hosted consumer's per-record span costs while nobody listens to its source (the common case): the
+/// sequential path's work for one S record (deserialize) with and without the span call around it.
+/// </summary>
+[MemoryDiagnoser]
+public class TracingBenchmarks
+{
+    private readonly FramedProtobufDeserializer<AddressBook.AddressBook> _deserializer = new();
+    private readonly ConsumerTracing _tracing = new("bench", "bench-group");
+    private readonly TopicPartitionOffset _position = new("bench", 3, 1_000);
+    private readonly Headers _headers = [];
+    private byte[] _data = null!;
+    private SerializationContext _context;
+
+    [GlobalSetup]
+    public void Setup() => (_data, _context) = Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix);
+
+    [Benchmark(Baseline = true, Description = "record, no span call")]
+    public AddressBook.AddressBook Plain() => _deserializer.Deserialize(_data, false, _context)!;
+
+    [Benchmark(Description = "record in a process span, nobody listening")]
+    public AddressBook.AddressBook Traced()
+    {
+        AddressBook.AddressBook book = _deserializer.Deserialize(_data, false, _context)!;
+        using (Activity? span = _tracing.Start(_position, _headers, book))
+        {
+            return book;
+        }
+    }
+}
