@@ -10,7 +10,8 @@ namespace KafkaProtobuf.Hosting;
 /// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section, without reflection (trim- and
 /// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
 /// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>BackOff</c>,
-/// <c>StopApplicationOnFailure</c> and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>InitialBackOff</c>,
+/// <c>StopApplicationOnFailure</c>, <c>MaxConcurrentRecords</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
+/// and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>InitialBackOff</c>,
 /// <c>MaxBackOff</c>, <c>WhenAttemptsRunOut</c>).
 /// </summary>
 internal static class ConsumerConfiguration
@@ -53,11 +54,11 @@ internal static class ConsumerConfiguration
             options.StopApplicationOnFailure = bool.TryParse(stop, out bool value) ? value : throw Invalid(section, "StopApplicationOnFailure", stop, "true or false");
         }
 
+        options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
+        options.MaxQueuedRecordsPerPartition = IntOr(section, "MaxQueuedRecordsPerPartition", options.MaxQueuedRecordsPerPartition);
+        options.RevokeTimeout = TimeSpanOr(section, "RevokeTimeout", options.RevokeTimeout);
         IConfigurationSection failures = section.GetSection("HandlerFailures");
-        if (failures["MaxAttempts"] is { } attempts)
-        {
-            options.HandlerFailures.MaxAttempts = int.TryParse(attempts, NumberStyles.Integer, CultureInfo.InvariantCulture, out int n) ? n : throw Invalid(failures, "MaxAttempts", attempts, "a whole number");
-        }
+        options.HandlerFailures.MaxAttempts = IntOr(failures, "MaxAttempts", options.HandlerFailures.MaxAttempts);
 
         options.HandlerFailures.InitialBackOff = TimeSpanOr(failures, "InitialBackOff", options.HandlerFailures.InitialBackOff);
         options.HandlerFailures.MaxBackOff = TimeSpanOr(failures, "MaxBackOff", options.HandlerFailures.MaxBackOff);
@@ -71,6 +72,11 @@ internal static class ConsumerConfiguration
             };
         }
     }
+
+    private static int IntOr(IConfiguration section, string key, int fallback) =>
+        section[key] is not { } text ? fallback
+        : int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value) ? value
+        : throw Invalid(section, key, text, "a whole number");
 
     private static TimeSpan TimeSpanOr(IConfiguration section, string key, TimeSpan fallback) =>
         section[key] is not { } text ? fallback

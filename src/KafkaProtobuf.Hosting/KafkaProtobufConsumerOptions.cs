@@ -40,6 +40,28 @@ public sealed class KafkaProtobufConsumerOptions
     /// <summary>The pause after a dead letter that could not be written, or a writer's schema that could not be obtained, before the record is read again. Default 1 s.</summary>
     public TimeSpan BackOff { get; set; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>
+    /// How many records may be in their handlers at once. 1 (the default): one at a time, in the order Consume gives
+    /// them. More: partition-parallel — records of different partitions are handled at the same time, each partition's
+    /// in order, and a record's offset is stored only once it and every earlier record of its partition are done. For
+    /// handlers that wait on I/O; a handler must then be safe to run on several threads.
+    /// </summary>
+    public int MaxConcurrentRecords { get; set; } = 1;
+
+    /// <summary>
+    /// Partition-parallel only: how many records of one partition may wait for its handler; when a partition has that
+    /// many, its fetching is paused until half of them are done, so memory stays bounded whatever the handler's speed.
+    /// Default 1,000: the half left when fetching resumes covers the wait for librdkafka's next fetch request (up to
+    /// <c>fetch.wait.max.ms</c>), so a partition that was paused does not run dry.
+    /// </summary>
+    public int MaxQueuedRecordsPerPartition { get; set; } = 1_000;
+
+    /// <summary>
+    /// Partition-parallel only: how long a rebalance waits for the record in hand of each partition taken away before
+    /// it lets the partition go (what finished by then is stored; the rest is read again by its new owner). Default 30 s.
+    /// </summary>
+    public TimeSpan RevokeTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
     /// <summary>What happens when the handler throws.</summary>
     public HandlerFailureOptions HandlerFailures { get; } = new();
 
@@ -69,6 +91,11 @@ public sealed class KafkaProtobufConsumerOptions
         if (Consumer.EnableAutoOffsetStore == true || Consumer.EnableAutoCommit == false)
         {
             throw new InvalidOperationException(Prefix() + "the hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.");
+        }
+
+        if (MaxConcurrentRecords < 1 || MaxQueuedRecordsPerPartition < 1 || RevokeTimeout < TimeSpan.Zero)
+        {
+            throw new InvalidOperationException(Prefix() + "MaxConcurrentRecords and MaxQueuedRecordsPerPartition must be at least 1, and RevokeTimeout not negative.");
         }
 
         if (HandlerFailures.MaxAttempts < 1)

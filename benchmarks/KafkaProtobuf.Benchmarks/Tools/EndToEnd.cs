@@ -16,8 +16,9 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 /// End to end: N framed S records on the embedded cluster, consumed in full by a real consumer with each value
 /// deserializer in turn; records/s, GC collections, allocated bytes and CPU time per record. The broker runs in a child
 /// process by default, so the consumer's CPU time is its own (on 2 cores an in-process broker competes with it).
-/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops]</c>; with <c>--loops</c>, the hosted
-/// consumer against the hand-written recommended loop (<see cref="LoopComparison"/>) instead of the deserializers.
+/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops [--handler-delay-ms N]]</c>; with
+/// <c>--loops</c>, the hosted consumer (sequential and partition-parallel) against the hand-written recommended loop
+/// (<see cref="LoopComparison"/>) instead of the deserializers; with a handler delay, the hosted modes alone.
 /// </summary>
 public static class EndToEnd
 {
@@ -42,8 +43,16 @@ public static class EndToEnd
         if (loops)
         {
             // The hosted consumer against the hand-written recommended loop: groups, stored offsets, a trivial handler.
-            modes.Add(("recommended loop, hand-written", (config, n) => Sample.Of(LoopComparison.HandWritten(config, Topic, n))));
-            modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n))));
+            // --handler-delay-ms N: a handler that awaits N ms (I/O) instead of the trivial one.
+            int at = Array.IndexOf(args, "--handler-delay-ms");
+            TimeSpan delay = at >= 0 ? TimeSpan.FromMilliseconds(int.Parse(args[at + 1], CultureInfo.InvariantCulture)) : TimeSpan.Zero;
+            if (delay == TimeSpan.Zero)
+            {
+                modes.Add(("recommended loop, hand-written", (config, n) => Sample.Of(LoopComparison.HandWritten(config, Topic, n))));
+            }
+
+            modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay))));
+            modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay))));
         }
         else
         {

@@ -54,7 +54,7 @@ internal static class LoopComparison
     }
 
     /// <summary>The same in <see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(IServiceCollection, string, Action{KafkaProtobufConsumerOptions})"/>.</summary>
-    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records)
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentRecords, TimeSpan handlerDelay)
     {
         config.EnableAutoCommit = null;
         var window = new EndToEndWindow(records);
@@ -66,9 +66,16 @@ internal static class LoopComparison
                 options.Topics.Add(topic);
                 options.DeadLetterTopic = topic + ".dlq";
                 options.DeadLetterProducer = new ProducerConfig { BootstrapServers = config.BootstrapServers };
+                options.MaxConcurrentRecords = maxConcurrentRecords;
             })
             .WithProtobufValues()
-            .Handle((record, _) => Handle(record.Message.Value, window));
+            .Handle(handlerDelay == TimeSpan.Zero
+                ? (record, _) => Handle(record.Message.Value, window)
+                : async (record, token) =>
+                {
+                    await Task.Delay(handlerDelay, token); // a database write, an HTTP call
+                    await Handle(record.Message.Value, window);
+                });
         using IHost host = builder.Build();
         host.StartAsync().GetAwaiter().GetResult();
         if (!window.Finished.Wait(TimeSpan.FromMinutes(5)))
@@ -115,8 +122,8 @@ internal sealed class EndToEndWindow(int records)
 
     public void Record(int checksum)
     {
-        _checksum += checksum;
-        int count = ++_count;
+        Interlocked.Add(ref _checksum, checksum);
+        int count = Interlocked.Increment(ref _count);
         if (count == 1)
         {
             _cpuAtFirst = Process.GetCurrentProcess().TotalProcessorTime;

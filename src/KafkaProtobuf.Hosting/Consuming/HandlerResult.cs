@@ -18,3 +18,16 @@ internal readonly struct HandlerResult(HandlerOutcome outcome, Exception? failur
 
     public Exception? Failure { get; } = failure;
 }
+
+/// <summary>What the loop does after concluding a record.</summary>
+internal enum Next
+{
+    /// <summary>Take the next record.</summary>
+    Continue,
+
+    /// <summary>The consumer was moved back to the record (its dead letter failed): back off, then it comes again.</summary>
+    ReadAgain,
+
+    /// <summary>Stop the consumer.</summary>
+    Stop,
+}

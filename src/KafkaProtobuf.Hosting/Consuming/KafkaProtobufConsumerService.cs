@@ -21,7 +21,7 @@ namespace KafkaProtobuf.Hosting;
 /// application on what it cannot get past. Shutdown stops taking records, lets the record in hand finish (cancelled
 /// when the host's shutdown timeout runs out), then closes the consumer, which commits and leaves the group.
 /// </summary>
-internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IDisposable
+internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IDisposable
 {
     // After the host's shutdown timeout cancels the handler: how long the loop may still take to close the consumer.
     private static readonly TimeSpan CloseGrace = TimeSpan.FromSeconds(10);
@@ -150,6 +150,12 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     {
         try
         {
+            if (_options.MaxConcurrentRecords > 1)
+            {
+                RunPartitionParallel();
+                return;
+            }
+
             while (!_stopTaking.IsCancellationRequested)
             {
                 ConsumeResult<TKey, TValue>? result;
@@ -166,7 +172,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                     _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
                     using Activity? activity = _tracing.Start(e.ConsumerRecord.TopicPartitionOffset, e.ConsumerRecord.Message?.Headers, null);
                     ConsumerTracing.Failed(activity, e.InnerException ?? e);
-                    if (!DeadLetter(e.ConsumerRecord, () => _consumer!.DeadLetter(e, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, e.InnerException ?? e, activity))
+                    if (!Then(DeadLetterPoison(e, activity)))
                     {
                         break;
                     }
@@ -203,7 +209,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                 _probe?.Delivered(Name, result.TopicPartitionOffset);
                 using (Activity? activity = _tracing.Start(result.TopicPartitionOffset, result.Message.Headers, result.Message.Value))
                 {
-                    if (!Handle(result, activity))
+                    if (!Then(Handle(result, activity)))
                     {
                         break;
                     }
@@ -230,12 +236,23 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         }
     }
 
-    /// <summary>Runs the handler on a record until it completes, is dead-lettered, or the consumer stops. False: stop the loop.</summary>
-    private bool Handle(ConsumeResult<TKey, TValue> record, Activity? activity)
+    /// <summary>Sequential mode: after a record whose dead letter failed, pause the loop before it comes again. False: stop the loop.</summary>
+    private bool Then(Next next)
+    {
+        if (next == Next.ReadAgain)
+        {
+            Pause(_options.BackOff);
+        }
+
+        return next != Next.Stop;
+    }
+
+    /// <summary>Runs the handler on a record until it completes, is dead-lettered, or the consumer stops.</summary>
+    private Next Handle(ConsumeResult<TKey, TValue> record, Activity? activity)
     {
         ValueTask<HandlerResult> run = RunWithRetriesAsync(record, activity);
         HandlerResult result = run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
-        return Conclude(record, result, activity, () => Raw(record));
+        return Conclude(record, result, activity, null);
     }
 
     /// <summary>
@@ -299,17 +316,21 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         }
     }
 
-    /// <summary>What the loop does with a record once its handler is done with it. False: stop the loop.</summary>
-    private bool Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, Func<ConsumeResult<byte[], byte[]>> raw)
+    /// <summary>What the loop does with a record once its handler is done with it.</summary>
+    /// <param name="record">The record.</param>
+    /// <param name="result">What the handler made of it.</param>
+    /// <param name="activity">Its span, if traced.</param>
+    /// <param name="lane">Partition-parallel: the record with its own copy of its bytes; sequential: null (the capture holds them).</param>
+    private Next Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, LaneItem<TKey, TValue>? lane)
     {
         switch (result.Outcome)
         {
             case HandlerOutcome.Handled:
                 StoreOffset(record);
                 _status.RecordDone();
-                return true;
+                return Next.Continue;
             case HandlerOutcome.DeadLetter when _deadLetters is not null:
-                ConsumeResult<byte[], byte[]> written = raw();
+                ConsumeResult<byte[], byte[]> written = lane is null ? Raw(record) : RawOf(lane);
                 Exception failure = result.Failure!;
                 return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
             case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
@@ -319,9 +340,9 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
                         + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
                         + " (" + e.GetType().Name + ": " + e.Message + ")",
                     e);
-                return false;
+                return Next.Stop;
             default:
-                return false; // cancelled at shutdown: not committed, read again
+                return Next.Stop; // cancelled at shutdown: not committed, read again
         }
     }
 
@@ -337,14 +358,17 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         await handler(scope.ServiceProvider, record, _abortHandler.Token).ConfigureAwait(false);
     }
 
-    /// <summary>Writes a dead letter; a retriable failure backs off (the record comes again), any other stops. False: stop the loop.</summary>
-    private bool DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
+    private Next DeadLetterPoison(ConsumeException poison, Activity? activity) =>
+        DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+
+    /// <summary>Writes a dead letter. A retriable failure: the consumer was moved back to the record, which is read again after a back-off; any other stops.</summary>
+    private Next DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
     {
         string where = Describe(record.TopicPartitionOffset);
         if (_deadLetters is null)
         {
             Fail(where + " cannot be deserialized and there is no dead-letter topic (" + failure.Message + ")", failure);
-            return false;
+            return Next.Stop;
         }
 
         try
@@ -355,21 +379,20 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
             _status.RecordDone();
             ConsumerLog.DeadLettered(_logger, Name, where, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization", failure.GetType().Name + ": " + failure.Message);
-            return true;
+            return Next.Continue;
         }
         catch (DeadLetterException d) when (d.IsRetriable)
         {
-            // DeadLetter moved the consumer back to the record: after the pause, Consume delivers it again.
+            // DeadLetter moved the consumer back to the record: after the back-off, Consume delivers it again.
             ConsumerLog.DeadLetterRetrying(_logger, Name, where, d.Error.ToString(), _options.BackOff);
             ConsumerTracing.DeadLetterFailed(activity, d);
             _probe?.MovedBack(Name, record.TopicPartitionOffset, schemaUnavailable: false);
-            Pause(_options.BackOff);
-            return true;
+            return Next.ReadAgain;
         }
         catch (DeadLetterException d)
         {
             Fail("the dead letter of " + where + " cannot be written: " + d.Error, d);
-            return false;
+            return Next.Stop;
         }
     }
 
@@ -424,6 +447,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private void OnRevoked(List<TopicPartitionOffset> partitions, bool lost)
     {
         ConsumerLog.Revoked(_logger, Name, lost ? "lost" : "revoked", partitions);
+        LetLanesGo(partitions);
         _probe?.Revoked(Name, partitions);
     }
 

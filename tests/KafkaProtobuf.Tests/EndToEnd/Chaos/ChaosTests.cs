@@ -30,7 +30,7 @@ namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
 /// replayed with <c>KAFKAPROTOBUF_CHAOS_SEED</c>. Nothing asserts on time: faults are lined up with consumption
 /// progress, every wait has a deadline.
 /// </summary>
-public sealed class ChaosTests : IDisposable
+public abstract class ChaosScenario : IDisposable
 {
     public const string SeedVariable = "KAFKAPROTOBUF_CHAOS_SEED";
     public const string ConsumerVariable = "KAFKAPROTOBUF_CHAOS_CONSUMER";
@@ -52,14 +52,15 @@ public sealed class ChaosTests : IDisposable
     private readonly DeliveryLog _log = new();
     private readonly string _group = "chaos-" + Guid.NewGuid().ToString("N");
     private readonly List<ChaosMember> _members = [];
-    private readonly bool _hosted = Environment.GetEnvironmentVariable(ConsumerVariable) is null or "hosted";
+    private readonly string _consumer;
     private ProducerConfig _deadLetterConfig = null!;
     private IProducer<byte[], byte[]>? _deadLetters;
     private int _allowance;
 
-    public ChaosTests(ITestOutputHelper output)
+    protected ChaosScenario(ITestOutputHelper output, string consumer)
     {
         _output = output;
+        _consumer = consumer;
         // No retries: a refused connection during the outage is met at once, and the consumer reads the record again.
         _registryClient = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, MaxRetries = 0, RequestTimeout = TimeSpan.FromSeconds(5) });
     }
@@ -75,6 +76,7 @@ public sealed class ChaosTests : IDisposable
         _registryClient.Dispose();
         _registry.Dispose();
         _cluster.Dispose();
+        GC.SuppressFinalize(this);
     }
 
     private static EmbeddedKafkaCluster StartCluster()
@@ -104,7 +106,7 @@ public sealed class ChaosTests : IDisposable
     {
         int seed = int.TryParse(Environment.GetEnvironmentVariable(SeedVariable), NumberStyles.Integer, CultureInfo.InvariantCulture, out int s) ? s : DefaultSeed;
         IReadOnlyList<FaultStep> schedule = FaultSchedule.Create(seed, _cluster.BrokerIds, PartitionCount);
-        _output.WriteLine($"{(_hosted ? "hosted consumer" : "hand-written loop")}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
+        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", _ => "hosted consumer" }}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
         var clock = Stopwatch.StartNew();
 
         _cluster.CreateTopic(Topic, PartitionCount);
@@ -143,7 +145,7 @@ public sealed class ChaosTests : IDisposable
 
         // The handler's transient failures: each retried in place until it succeeded (so among the records above), none dead-lettered.
         var failedOnce = _members.OfType<HostedMember>().SelectMany(m => m.FailedFirst).Distinct().ToList();
-        if (_hosted)
+        if (_consumer != "loop")
         {
             Assert.Equal(layout.Good.Values.Where(HostedMember.FailsOnce).Order(), failedOnce.Order());
         }
@@ -336,9 +338,9 @@ public sealed class ChaosTests : IDisposable
         // would not be fetched again until the member had worked through all of it.
         config.QueuedMinMessages = 2_000;
         ChaosMember member;
-        if (_hosted)
+        if (_consumer != "loop")
         {
-            member = new HostedMember(name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle);
+            member = new HostedMember(name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle, _consumer == "hosted-parallel" ? PartitionCount : 1);
         }
         else
         {
@@ -539,3 +541,9 @@ public sealed class ChaosTests : IDisposable
         }
     }
 }
+
+/// <summary>The chaos scenario on the hosted consumer, sequential (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>).</summary>
+public sealed class ChaosTests(ITestOutputHelper output) : ChaosScenario(output, Environment.GetEnvironmentVariable(ConsumerVariable) ?? "hosted");
+
+/// <summary>The chaos scenario on the hosted consumer in partition-parallel mode (six records at once).</summary>
+public sealed class PartitionParallelChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-parallel");

@@ -27,7 +27,7 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     private volatile string _phase = "not started";
     private bool _ended;
 
-    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle)
+    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords)
         : base(name, log)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
@@ -44,6 +44,7 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
                 options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
                 options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(100);
                 options.StopApplicationOnFailure = false; // the test reads the failure from Failure
+                options.MaxConcurrentRecords = maxConcurrentRecords;
             })
             .WithProtobufKeys()
             .WithProtobufValues(_ => registry, null)
