@@ -14,7 +14,7 @@ public class TracingBenchmarks
 {
     private readonly FramedProtobufDeserializer<AddressBook.AddressBook> _deserializer = new();
     private readonly ConsumerTracing _tracing = new("bench", "bench-group");
-    private readonly TopicPartitionOffset _position = new("bench", 3, 1_000);
+    private readonly ConsumeResult<Ignore, AddressBook.AddressBook> _record = new() { TopicPartitionOffset = new("bench", 3, 1_000), Message = new() };
     private readonly Headers _headers = [];
     private byte[] _data = null!;
     private SerializationContext _context;
@@ -29,7 +29,7 @@ public class TracingBenchmarks
     public AddressBook.AddressBook Traced()
     {
         AddressBook.AddressBook book = _deserializer.Deserialize(_data, false, _context)!;
-        using (Activity? span = _tracing.Start(_position, _headers, book))
+        using (Activity? span = _tracing.Start(_record.Topic, _record.Partition, _record.Offset, _headers, book))
         {
             return book;
         }

@@ -31,3 +31,14 @@ internal enum Next
     /// <summary>Stop the consumer.</summary>
     Stop,
 }
+
+/// <summary>What one consume brought (<c>Take</c>).</summary>
+internal enum Taken
+{
+    Record,
+    Poison,
+    SchemaUnavailable,
+    Nothing,
+    Failed,
+    Stopping,
+}

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
@@ -22,9 +23,10 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private static readonly TimeSpan BusyWait = TimeSpan.FromMilliseconds(2);
     private static readonly TimeSpan IdleWait = TimeSpan.FromMilliseconds(50);
 
-    private readonly Dictionary<TopicPartition, PartitionLane<TKey, TValue>> _lanes = [];
+    private readonly Dictionary<(string Topic, int Partition), PartitionLane<TKey, TValue>> _lanes = [];
     private readonly ConcurrentQueue<LaneItem<TKey, TValue>> _done = new();
     private SemaphoreSlim? _slots;
+    private PartitionLane<TKey, TValue>? _lastLane; // records come in runs of one partition: most lookups end here
     private int _deepestLane;
     private int _running;
 
@@ -33,112 +35,100 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 
     private void RunPartitionParallel()
     {
+        // Not disposed: a handler that ignores its token may still release its slot after the loop ended.
         _slots = new SemaphoreSlim(_options.MaxConcurrentRecords, _options.MaxConcurrentRecords);
-        try
+        while (!_stopTaking.IsCancellationRequested)
         {
-            while (!_stopTaking.IsCancellationRequested)
+            if (!ConcludeDone())
             {
-                if (!ConcludeDone())
-                {
-                    return;
-                }
-
-                ResumeDue();
-                ConsumeResult<TKey, TValue>? result;
-                try
-                {
-                    result = _consumer!.Consume(Volatile.Read(ref _running) > 0 ? BusyWait : IdleWait);
-                }
-                catch (ConsumeException e) when (e.IsDeserializationFailure())
-                {
-                    _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-                    Add(new LaneItem<TKey, TValue>(LaneOf(e.ConsumerRecord.TopicPartition), null, e, null, null)); // never inline
-                    continue;
-                }
-                catch (ConsumeException e) when (e.IsSchemaUnavailable())
-                {
-                    // Not bad data: this partition goes back to the record after a back-off; the others go on.
-                    TopicPartitionOffset position = e.ConsumerRecord.TopicPartitionOffset;
-                    _probe?.Delivered(Name, position);
-                    _status.SchemaWasUnavailable();
-                    ConsumerLog.SchemaUnavailable(_logger, Name, Describe(position), _options.BackOff, e.InnerException ?? e);
-                    BackOff(LaneOf(position.TopicPartition), position, dropWaiting: false); // what waits came before it
-                    _probe?.MovedBack(Name, position, schemaUnavailable: true);
-                    continue;
-                }
-                catch (ConsumeException e) when (e.IsRecoverableConsumerError())
-                {
-                    ConsumerLog.ConsumerError(_logger, Name, e.Error.ToString());
-                    continue;
-                }
-                catch (KafkaException e)
-                {
-                    Fail("the consumer failed: " + e.Error, e);
-                    return;
-                }
-
-                if (result is null || result.IsPartitionEOF)
-                {
-                    continue;
-                }
-
-                _probe?.Delivered(Name, result.TopicPartitionOffset);
-                if (!Add(new LaneItem<TKey, TValue>(LaneOf(result.TopicPartition), result, null, _keys.ToArray(), _values.ToArray())))
-                {
-                    return;
-                }
+                return;
             }
 
-            // Shutting down: start nothing more, let the records in hand finish (their handlers are cancelled when the
-            // host's shutdown timeout runs out), and store what finished; Close then commits it.
+            ResumeDue();
+            Taken taken = Take(Volatile.Read(ref _running) > 0 ? BusyWait : IdleWait, out ConsumeResult<TKey, TValue>? result, out ConsumeException? unread);
+            if (taken is Taken.Stopping or Taken.Failed)
+            {
+                return;
+            }
+
+            if (taken == Taken.Poison)
+            {
+                Add(new LaneItem<TKey, TValue>(LaneOf(unread!.ConsumerRecord.Topic, unread.ConsumerRecord.Partition), null, unread, null, null)); // never inline
+            }
+            else if (taken == Taken.SchemaUnavailable)
+            {
+                // This partition goes back to the record after a back-off; the others go on.
+                TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
+                BackOff(LaneOf(position.Topic, position.Partition), position, dropWaiting: false); // what waits came before it
+                _probe?.MovedBack(Name, position, schemaUnavailable: true);
+            }
+            else if (taken == Taken.Record && !Add(LaneOf(result!.Topic, result.Partition), result))
+            {
+                return;
+            }
+        }
+
+        // Shutting down: start nothing more, let the records in hand finish (their handlers are cancelled when the
+        // host's shutdown timeout runs out), and store what finished; Close then commits it. A killed consumer stores nothing.
+        if (!_abandoned)
+        {
             WaitForLanes(_lanes.Values.ToList(), Timeout.InfiniteTimeSpan);
             ConcludeDone();
         }
-        finally
-        {
-            _slots.Dispose();
-        }
     }
 
-    private PartitionLane<TKey, TValue> LaneOf(TopicPartition partition)
+    /// <summary>The partition's lane, made on its first record (by topic and number: a record's TopicPartition is a new object each time it is read).</summary>
+    private PartitionLane<TKey, TValue> LaneOf(string topic, Partition partition)
     {
-        if (!_lanes.TryGetValue(partition, out PartitionLane<TKey, TValue>? lane))
+        if (_lastLane is { } last && last.Partition.Partition == partition && string.Equals(last.Partition.Topic, topic, StringComparison.Ordinal))
         {
-            lane = new PartitionLane<TKey, TValue>(partition);
-            _lanes.Add(partition, lane);
+            return last;
         }
 
+        if (!_lanes.TryGetValue((topic, partition.Value), out PartitionLane<TKey, TValue>? lane))
+        {
+            lane = new PartitionLane<TKey, TValue>(new TopicPartition(topic, partition));
+            _lanes.Add((topic, partition.Value), lane);
+        }
+
+        _lastLane = lane;
         return lane;
     }
 
+    private bool TryGetLane(TopicPartition partition, [NotNullWhen(true)] out PartitionLane<TKey, TValue>? lane) => _lanes.TryGetValue((partition.Topic, partition.Partition.Value), out lane);
+
     /// <summary>
-    /// Puts a record in its lane, pauses the partition when the lane is full, and starts a worker if none runs. A good
-    /// record of an idle lane starts its handler right here: a handler that completes at once is concluded at once,
-    /// as in sequential mode; one that awaits continues as the lane's worker. False: stop the loop.
+    /// A good record: an idle lane's handler starts right here (a handler that completes at once is concluded at once,
+    /// as in sequential mode; one that awaits continues as the lane's worker); otherwise it waits in its lane. False:
+    /// stop the loop.
     /// </summary>
-    private bool Add(LaneItem<TKey, TValue> item)
+    private bool Add(PartitionLane<TKey, TValue> lane, ConsumeResult<TKey, TValue> record)
     {
-        PartitionLane<TKey, TValue> lane = item.Lane;
-        int depth;
-        bool inline = false;
+        bool inline;
         lock (lane)
         {
-            if (item.Record is not null && !lane.Running && !lane.HeldForLoop && !lane.Closing && lane.Waiting.Count == 0 && _slots!.Wait(0))
-            {
-                lane.Running = true;
-                inline = true;
-            }
-            else
-            {
-                lane.Waiting.Enqueue(item);
-            }
-
-            depth = lane.Waiting.Count;
+            inline = !lane.Running && !lane.HeldForLoop && !lane.Closing && lane.Waiting.Count == 0 && _slots!.Wait(0);
+            lane.Running |= inline;
         }
 
         if (inline)
         {
-            return StartInline(lane, item);
+            return StartInline(lane, record);
+        }
+
+        Add(new LaneItem<TKey, TValue>(lane, record, null, _keys.ToArray(), _values.ToArray()));
+        return true;
+    }
+
+    /// <summary>Puts a record (or a poison record) in its lane, pauses the partition when the lane is full, and starts a worker if none runs.</summary>
+    private void Add(LaneItem<TKey, TValue> item)
+    {
+        PartitionLane<TKey, TValue> lane = item.Lane;
+        int depth;
+        lock (lane)
+        {
+            lane.Waiting.Enqueue(item);
+            depth = lane.Waiting.Count;
         }
 
         if (depth > _deepestLane)
@@ -154,40 +144,61 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         }
 
         StartIfIdle(lane);
-        return true;
     }
 
-    private bool StartInline(PartitionLane<TKey, TValue> lane, LaneItem<TKey, TValue> item)
+    private bool StartInline(PartitionLane<TKey, TValue> lane, ConsumeResult<TKey, TValue> record)
     {
         Interlocked.Increment(ref _running);
+        Activity? activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
         ValueTask<HandlerResult> handling;
         try
         {
-            handling = HandleInLaneAsync(item);
+            handling = HandleAsync(record, activity);
         }
-        catch
+        finally
         {
-            _slots!.Release();
-            throw;
+            if (activity is not null)
+            {
+                Activity.Current = activity.Parent; // current for the handler, not for the loop
+            }
         }
 
         if (!handling.IsCompleted)
         {
-            _ = ContinueAsync(lane, item, handling); // the lane's worker from here
+            // The record's bytes are still the capture's (nothing was consumed since): copied for a possible dead letter.
+            _ = ContinueAsync(lane, new LaneItem<TKey, TValue>(lane, record, null, _keys.ToArray(), _values.ToArray()) { Activity = activity }, handling);
             return true;
         }
 
         _slots!.Release();
-        item.Result = handling.Result;
+        HandlerResult result = handling.Result;
         lock (lane)
         {
             lane.Running = false;
-            lane.HeldForLoop = item.Result.Outcome != HandlerOutcome.Handled;
         }
 
         Interlocked.Decrement(ref _running);
-        _done.Enqueue(item); // the lane's earlier records are in _done already: concluded first
-        return ConcludeDone();
+        if (!ConcludeDone())
+        {
+            activity?.Dispose();
+            return false; // the lane's earlier records are concluded first
+        }
+
+        if (result.Outcome != HandlerOutcome.Handled)
+        {
+            lock (lane)
+            {
+                lane.HeldForLoop = true;
+            }
+
+            _done.Enqueue(new LaneItem<TKey, TValue>(lane, record, null, _keys.ToArray(), _values.ToArray()) { Activity = activity, Result = result });
+            return ConcludeDone();
+        }
+
+        using (activity)
+        {
+            return Conclude(record, result, activity, null) != Next.Stop;
+        }
     }
 
     /// <summary>The worker of a lane whose first record's handler went asynchronous on the loop thread.</summary>
@@ -321,12 +332,24 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         }
     }
 
-    /// <summary>The record's span (current here only: it does not flow back to the worker's loop) and the handler with its retries.</summary>
-    private async ValueTask<HandlerResult> HandleInLaneAsync(LaneItem<TKey, TValue> item)
+    /// <summary>The record's span (current for its handler only, not for the thread that starts it) and the handler with its retries.</summary>
+    private ValueTask<HandlerResult> HandleInLaneAsync(LaneItem<TKey, TValue> item)
     {
         ConsumeResult<TKey, TValue> record = item.Record!;
-        item.Activity = _tracing.Start(record.TopicPartitionOffset, record.Message.Headers, record.Message.Value);
-        return await RunWithRetriesAsync(record, item.Activity).ConfigureAwait(false);
+        item.Activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
+        if (item.Activity is null)
+        {
+            return HandleAsync(record, null);
+        }
+
+        try
+        {
+            return HandleAsync(record, item.Activity); // an awaiting handler carries the span on in its context
+        }
+        finally
+        {
+            Activity.Current = item.Activity.Parent;
+        }
     }
 
     /// <summary>Concludes what the workers handed back, in each lane's order. False: stop the loop.</summary>
@@ -335,9 +358,15 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         while (_done.TryDequeue(out LaneItem<TKey, TValue>? item))
         {
             PartitionLane<TKey, TValue> lane = item.Lane;
-            if (!_lanes.TryGetValue(lane.Partition, out PartitionLane<TKey, TValue>? current) || current != lane)
+            if (!TryGetLane(lane.Partition, out PartitionLane<TKey, TValue>? current) || current != lane)
             {
                 item.Activity?.Dispose(); // its partition was let go meanwhile: its new owner reads it again
+                continue;
+            }
+
+            if (item.Result.Outcome == HandlerOutcome.Cancelled)
+            {
+                item.Activity?.Dispose(); // shutting down: not stored, read again; its lane stays held
                 continue;
             }
 
@@ -345,7 +374,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             Activity? previous = Activity.Current;
             if (item.Poison is { } poison)
             {
-                using Activity? activity = _tracing.Start(poison.ConsumerRecord.TopicPartitionOffset, poison.ConsumerRecord.Message?.Headers, null);
+                using Activity? activity = _tracing.Start(poison.ConsumerRecord.Topic, poison.ConsumerRecord.Partition, poison.ConsumerRecord.Offset, poison.ConsumerRecord.Message?.Headers, null);
                 ConsumerTracing.Failed(activity, poison.InnerException ?? poison);
                 next = DeadLetterPoison(poison, activity);
             }
@@ -473,7 +502,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         var leaving = new List<PartitionLane<TKey, TValue>>();
         foreach (TopicPartitionOffset partition in partitions)
         {
-            if (_lanes.TryGetValue(partition.TopicPartition, out PartitionLane<TKey, TValue>? lane))
+            if (TryGetLane(partition.TopicPartition, out PartitionLane<TKey, TValue>? lane))
             {
                 leaving.Add(lane);
             }
@@ -487,8 +516,10 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 
         foreach (PartitionLane<TKey, TValue> lane in leaving)
         {
-            _lanes.Remove(lane.Partition);
+            _lanes.Remove((lane.Partition.Topic, lane.Partition.Partition.Value));
         }
+
+        _lastLane = null;
     }
 
     /// <summary>Closes lanes to new work and waits until none runs a handler, concluding what they hand back meanwhile.</summary>

@@ -158,57 +158,31 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
 
             while (!_stopTaking.IsCancellationRequested)
             {
-                ConsumeResult<TKey, TValue>? result;
-                try
-                {
-                    result = _consumer!.Consume(_stopTaking.Token);
-                }
-                catch (OperationCanceledException) when (_stopTaking.IsCancellationRequested)
+                Taken taken = Take(null, out ConsumeResult<TKey, TValue>? result, out ConsumeException? unread);
+                if (taken is Taken.Stopping or Taken.Failed)
                 {
                     break;
                 }
-                catch (ConsumeException e) when (e.IsDeserializationFailure())
+
+                if (taken == Taken.Poison)
                 {
-                    _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-                    using Activity? activity = _tracing.Start(e.ConsumerRecord.TopicPartitionOffset, e.ConsumerRecord.Message?.Headers, null);
-                    ConsumerTracing.Failed(activity, e.InnerException ?? e);
-                    if (!Then(DeadLetterPoison(e, activity)))
+                    using Activity? activity = _tracing.Start(unread!.ConsumerRecord.Topic, unread.ConsumerRecord.Partition, unread.ConsumerRecord.Offset, unread.ConsumerRecord.Message?.Headers, null);
+                    ConsumerTracing.Failed(activity, unread.InnerException ?? unread);
+                    if (!Then(DeadLetterPoison(unread, activity)))
                     {
                         break;
                     }
-
-                    continue;
                 }
-                catch (ConsumeException e) when (e.IsSchemaUnavailable())
+                else if (taken == Taken.SchemaUnavailable)
                 {
                     // Not bad data: nothing is committed past it; go back to it and read it again after a pause.
-                    _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-                    _status.SchemaWasUnavailable();
-                    ConsumerLog.SchemaUnavailable(_logger, Name, Describe(e.ConsumerRecord.TopicPartitionOffset), _options.BackOff, e.InnerException ?? e);
-                    _consumer!.Seek(e.ConsumerRecord.TopicPartitionOffset);
-                    _probe?.MovedBack(Name, e.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true);
+                    _consumer!.Seek(unread!.ConsumerRecord.TopicPartitionOffset);
+                    _probe?.MovedBack(Name, unread.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true);
                     Pause(_options.BackOff);
-                    continue;
                 }
-                catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+                else if (taken == Taken.Record)
                 {
-                    ConsumerLog.ConsumerError(_logger, Name, e.Error.ToString());
-                    continue;
-                }
-                catch (KafkaException e)
-                {
-                    Fail("the consumer failed: " + e.Error, e);
-                    break;
-                }
-
-                if (result is null || result.IsPartitionEOF)
-                {
-                    continue;
-                }
-
-                _probe?.Delivered(Name, result.TopicPartitionOffset);
-                using (Activity? activity = _tracing.Start(result.TopicPartitionOffset, result.Message.Headers, result.Message.Value))
-                {
+                    using Activity? activity = _tracing.Start(result!.Topic, result.Partition, result.Offset, result.Message.Headers, result.Message.Value);
                     if (!Then(Handle(result, activity)))
                     {
                         break;
@@ -236,6 +210,57 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
     }
 
+    /// <summary>
+    /// Consumes once (until a record comes or shutdown, or for <paramref name="timeout"/>) and sorts what came, for
+    /// both loops: a record; a poison record or one whose writer's schema is unavailable (<paramref name="unread"/>;
+    /// the latter logged and the health degraded); nothing (a passing broker error, logged); or the end.
+    /// </summary>
+    private Taken Take(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread)
+    {
+        record = null;
+        unread = null;
+        try
+        {
+            record = timeout is { } wait ? _consumer!.Consume(wait) : _consumer!.Consume(_stopTaking.Token);
+        }
+        catch (OperationCanceledException) when (_stopTaking.IsCancellationRequested)
+        {
+            return Taken.Stopping;
+        }
+        catch (ConsumeException e) when (e.IsDeserializationFailure())
+        {
+            unread = e;
+            _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
+            return Taken.Poison;
+        }
+        catch (ConsumeException e) when (e.IsSchemaUnavailable())
+        {
+            unread = e;
+            _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
+            _status.SchemaWasUnavailable();
+            ConsumerLog.SchemaUnavailable(_logger, Name, Describe(e.ConsumerRecord.TopicPartitionOffset), _options.BackOff, e.InnerException ?? e);
+            return Taken.SchemaUnavailable;
+        }
+        catch (ConsumeException e) when (e.IsRecoverableConsumerError())
+        {
+            ConsumerLog.ConsumerError(_logger, Name, e.Error.ToString());
+            return Taken.Nothing;
+        }
+        catch (KafkaException e)
+        {
+            Fail("the consumer failed: " + e.Error, e);
+            return Taken.Failed;
+        }
+
+        if (record is null || record.IsPartitionEOF)
+        {
+            return Taken.Nothing;
+        }
+
+        _probe?.Delivered(Name, record.TopicPartitionOffset);
+        return Taken.Record;
+    }
+
     /// <summary>Sequential mode: after a record whose dead letter failed, pause the loop before it comes again. False: stop the loop.</summary>
     private bool Then(Next next)
     {
@@ -250,24 +275,48 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     /// <summary>Runs the handler on a record until it completes, is dead-lettered, or the consumer stops.</summary>
     private Next Handle(ConsumeResult<TKey, TValue> record, Activity? activity)
     {
-        ValueTask<HandlerResult> run = RunWithRetriesAsync(record, activity);
+        ValueTask<HandlerResult> run = HandleAsync(record, activity);
         HandlerResult result = run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
         return Conclude(record, result, activity, null);
     }
 
     /// <summary>
     /// Runs the handler, retrying failures in place as the policy says (the back-off ends early at shutdown), and says
-    /// what became of the record. Touches no consumer state: the loop concludes (<see cref="Conclude"/>).
+    /// what became of the record. Touches no consumer state: the loop concludes (<see cref="Conclude"/>). A handler
+    /// that completes at once is done without an async state machine: the common case costs a call.
     /// </summary>
-    private async ValueTask<HandlerResult> RunWithRetriesAsync(ConsumeResult<TKey, TValue> record, Activity? activity)
+    private ValueTask<HandlerResult> HandleAsync(ConsumeResult<TKey, TValue> record, Activity? activity)
+    {
+        long started = Stopwatch.GetTimestamp();
+        Task first;
+        try
+        {
+            first = RunHandler(record);
+        }
+        catch (Exception e)
+        {
+            first = Task.FromException(e);
+        }
+
+        if (first.Status == TaskStatus.RanToCompletion)
+        {
+            KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: true);
+            return default;
+        }
+
+        return RunWithRetriesAsync(record, activity, first, started);
+    }
+
+    /// <summary>The handler's first attempt still running or failed: await it, and retry as the policy says.</summary>
+    private async ValueTask<HandlerResult> RunWithRetriesAsync(ConsumeResult<TKey, TValue> record, Activity? activity, Task first, long firstStarted)
     {
         HandlerFailureOptions failures = _options.HandlerFailures;
         for (int attempt = 1; ; attempt++)
         {
-            long started = Stopwatch.GetTimestamp();
+            long started = attempt == 1 ? firstStarted : Stopwatch.GetTimestamp();
             try
             {
-                Task handling = RunHandler(record);
+                Task handling = attempt == 1 ? first : RunHandler(record);
                 if (!handling.IsCompleted)
                 {
                     await handling.ConfigureAwait(false);

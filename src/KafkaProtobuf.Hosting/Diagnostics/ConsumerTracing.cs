@@ -16,7 +16,8 @@ internal sealed class ConsumerTracing(string consumer, string? group)
     internal static readonly ActivitySource Source = new(KafkaProtobufConsumerTracing.ActivitySourceName, typeof(ConsumerTracing).Assembly.GetName().Version?.ToString());
 
     /// <summary>Starts the span of a record (it becomes <see cref="Activity.Current"/>); null without a listener.</summary>
-    public Activity? Start(TopicPartitionOffset position, Headers? headers, object? value)
+    /// <remarks>The position comes in parts: a <c>ConsumeResult</c>'s <c>TopicPartitionOffset</c> is a new object each time it is read.</remarks>
+    public Activity? Start(string topic, Partition partition, Offset offset, Headers? headers, object? value)
     {
         if (!Source.HasListeners())
         {
@@ -24,15 +25,15 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         }
 
         KafkaTraceContext.TryExtract(headers, out ActivityContext parent); // none: a new trace
-        Activity? activity = Source.StartActivity("process " + position.Topic, ActivityKind.Consumer, parent);
+        Activity? activity = Source.StartActivity("process " + topic, ActivityKind.Consumer, parent);
         if (activity is { IsAllDataRequested: true })
         {
             activity.SetTag("messaging.system", "kafka");
             activity.SetTag("messaging.operation.type", "process");
             activity.SetTag("messaging.operation.name", "process");
-            activity.SetTag("messaging.destination.name", position.Topic);
-            activity.SetTag("messaging.destination.partition.id", position.Partition.Value.ToString(CultureInfo.InvariantCulture));
-            activity.SetTag("messaging.kafka.offset", position.Offset.Value);
+            activity.SetTag("messaging.destination.name", topic);
+            activity.SetTag("messaging.destination.partition.id", partition.Value.ToString(CultureInfo.InvariantCulture));
+            activity.SetTag("messaging.kafka.offset", offset.Value);
             activity.SetTag("messaging.consumer.group.name", group);
             activity.SetTag("kafkaprotobuf.consumer", consumer);
             if (value is IMessage message)

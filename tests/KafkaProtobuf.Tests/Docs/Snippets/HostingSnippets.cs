@@ -105,4 +105,21 @@ internal static class HostingSnippets
         producer.Produce("shop.orders", message);
         #endregion
     }
+
+    internal static void Parallel(IServiceCollection services)
+    {
+        #region hosted-parallel
+        services
+            .AddKafkaProtobufConsumer<string, OrderPlaced>("orders", options =>
+            {
+                options.Consumer = new ConsumerConfig { BootstrapServers = "localhost:9092", GroupId = "order-service" };
+                options.Topics.Add("shop.orders");
+                options.DeadLetterTopic = "shop.orders.dlq";
+                options.MaxConcurrentRecords = 6;              // e.g. one per partition this member owns
+                options.MaxQueuedRecordsPerPartition = 1_000;  // then that partition's fetching pauses
+            })
+            .WithProtobufValues()
+            .HandleWith<OrderPlacedHandler>();
+        #endregion
+    }
 }
