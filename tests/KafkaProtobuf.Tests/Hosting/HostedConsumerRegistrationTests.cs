@@ -37,7 +37,10 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:BackOff", "00:00:02"),
             ("Kafka:Devices:HandlerFailures:MaxAttempts", "7"),
             ("Kafka:Devices:HandlerFailures:InitialBackOff", "00:00:00.5"),
-            ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"));
+            ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"),
+            ("Kafka:Devices:MaxConcurrentRecords", "6"),
+            ("Kafka:Devices:MaxQueuedRecordsPerPartition", "250"),
+            ("Kafka:Devices:RevokeTimeout", "00:00:05"));
         var services = new ServiceCollection();
         services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"), o => o.DeadLetterTimeout = TimeSpan.FromSeconds(3))
             .WithProtobufValues()
@@ -55,6 +58,9 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal(7, options.HandlerFailures.MaxAttempts);
         Assert.Equal(TimeSpan.FromMilliseconds(500), options.HandlerFailures.InitialBackOff);
         Assert.Equal(HandlerFailureAction.StopConsumer, options.HandlerFailures.WhenAttemptsRunOut);
+        Assert.Equal(6, options.MaxConcurrentRecords);
+        Assert.Equal(250, options.MaxQueuedRecordsPerPartition);
+        Assert.Equal(TimeSpan.FromSeconds(5), options.RevokeTimeout);
         Assert.Equal("SASL_SSL", options.DeadLetterProducerConfig().Get("security.protocol")); // the producer connects like the consumer
         Assert.False(options.ConsumerConfigForLoop().EnableAutoOffsetStore);
     }
