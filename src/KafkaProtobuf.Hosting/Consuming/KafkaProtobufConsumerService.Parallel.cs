@@ -517,6 +517,12 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         foreach (PartitionLane<TKey, TValue> lane in leaving)
         {
             _lanes.Remove((lane.Partition.Topic, lane.Partition.Partition.Value));
+            if (lane.PausedFull || lane.BackOffUntil is not null)
+            {
+                // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
+                // stay paused with no lane left to resume it.
+                _consumer!.Resume([lane.Partition]);
+            }
         }
 
         _lastLane = null;

@@ -542,8 +542,14 @@ public abstract class ChaosScenario : IDisposable
     }
 }
 
+/// <summary>The chaos scenarios run one after the other: each loads a 2-core machine enough on its own.</summary>
+[CollectionDefinition(nameof(ChaosScenarios))]
+public sealed class ChaosScenarios;
+
 /// <summary>The chaos scenario on the hosted consumer, sequential (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>).</summary>
+[Collection(nameof(ChaosScenarios))]
 public sealed class ChaosTests(ITestOutputHelper output) : ChaosScenario(output, Environment.GetEnvironmentVariable(ConsumerVariable) ?? "hosted");
 
 /// <summary>The chaos scenario on the hosted consumer in partition-parallel mode (six records at once).</summary>
+[Collection(nameof(ChaosScenarios))]
 public sealed class PartitionParallelChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-parallel");
