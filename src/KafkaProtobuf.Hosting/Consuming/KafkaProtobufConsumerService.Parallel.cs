@@ -241,7 +241,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 
         _done.Enqueue(item);
         Interlocked.Decrement(ref _running); // DrainAsync counts itself
-        await DrainAsync(lane, counted: false).ConfigureAwait(false);
+        await DrainAsync(lane).ConfigureAwait(false);
     }
 
     private void StartIfIdle(PartitionLane<TKey, TValue> lane)
@@ -256,17 +256,13 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             lane.Running = true;
         }
 
-        _ = Task.Run(() => DrainAsync(lane, counted: false));
+        _ = Task.Run(() => DrainAsync(lane));
     }
 
     /// <summary>A worker: hands the lane's records to the handler in order until the lane is empty or needs the loop.</summary>
-    private async Task DrainAsync(PartitionLane<TKey, TValue> lane, bool counted)
+    private async Task DrainAsync(PartitionLane<TKey, TValue> lane)
     {
-        if (!counted)
-        {
-            Interlocked.Increment(ref _running);
-        }
-
+        Interlocked.Increment(ref _running);
         try
         {
             while (true)
