@@ -10,7 +10,7 @@ namespace KafkaProtobuf.Hosting;
 /// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section, without reflection (trim- and
 /// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
 /// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>BackOff</c>,
-/// <c>StopApplicationOnFailure</c>, <c>MaxConcurrentRecords</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
+/// <c>StopApplicationOnFailure</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
 /// and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>InitialBackOff</c>,
 /// <c>MaxBackOff</c>, <c>WhenAttemptsRunOut</c>).
 /// </summary>
@@ -57,6 +57,16 @@ internal static class ConsumerConfiguration
         options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
         options.MaxQueuedRecordsPerPartition = IntOr(section, "MaxQueuedRecordsPerPartition", options.MaxQueuedRecordsPerPartition);
         options.RevokeTimeout = TimeSpanOr(section, "RevokeTimeout", options.RevokeTimeout);
+        if (section["HandlingOrder"] is { } order)
+        {
+            options.HandlingOrder = order.Trim() switch
+            {
+                nameof(HandlingOrder.Partition) => HandlingOrder.Partition,
+                nameof(HandlingOrder.Key) => HandlingOrder.Key,
+                _ => throw Invalid(section, "HandlingOrder", order, "Partition or Key"),
+            };
+        }
+
         IConfigurationSection failures = section.GetSection("HandlerFailures");
         options.HandlerFailures.MaxAttempts = IntOr(failures, "MaxAttempts", options.HandlerFailures.MaxAttempts);
 

@@ -49,6 +49,12 @@ public sealed class KafkaProtobufConsumerOptions
     public int MaxConcurrentRecords { get; set; } = 1;
 
     /// <summary>
+    /// Partition-parallel only: whether a partition's records are all handled one after another (the default), or only
+    /// those with equal keys, so that one partition's records of different keys run at once too.
+    /// </summary>
+    public HandlingOrder HandlingOrder { get; set; } = HandlingOrder.Partition;
+
+    /// <summary>
     /// Partition-parallel only: how many records of one partition may wait for its handler; when a partition has that
     /// many, its fetching is paused until half of them are done, so memory stays bounded whatever the handler's speed.
     /// Default 1,000: the half left when fetching resumes covers the wait for librdkafka's next fetch request (up to
@@ -96,6 +102,11 @@ public sealed class KafkaProtobufConsumerOptions
         if (MaxConcurrentRecords < 1 || MaxQueuedRecordsPerPartition < 1 || RevokeTimeout < TimeSpan.Zero)
         {
             throw new InvalidOperationException(Prefix() + "MaxConcurrentRecords and MaxQueuedRecordsPerPartition must be at least 1, and RevokeTimeout not negative.");
+        }
+
+        if (HandlingOrder is not (HandlingOrder.Partition or HandlingOrder.Key))
+        {
+            throw new InvalidOperationException(Prefix() + "HandlingOrder must be Partition or Key.");
         }
 
         if (HandlerFailures.MaxAttempts < 1)

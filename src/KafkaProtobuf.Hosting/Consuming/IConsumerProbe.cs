@@ -22,6 +22,9 @@ internal interface IConsumerProbe
 
     void DeadLettered(string consumer, TopicPartitionOffset record);
 
+    /// <summary>The record's offset was stored: it and, in its partition, every earlier record are done with.</summary>
+    void Stored(string consumer, TopicPartitionOffset record);
+
     void Committed(string consumer, CommittedOffsets offsets);
 
     void ClientError(string consumer, Error error);

@@ -7,21 +7,24 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
-using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
 /// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> above 1). The loop thread
 /// alone talks to the consumer: it consumes, puts each record in its partition's lane, pauses a partition whose lane is
-/// full, and concludes what the workers hand back (stores offsets, writes dead letters, moves back), in each lane's
-/// order. Workers only run handlers: one per lane at a time, at most MaxConcurrentRecords at once. So a partition's
-/// records are handled in order, and an offset is stored only once every earlier record of its partition is done.
+/// full, and concludes what the workers hand back (stores offsets, writes dead letters, moves back) in each partition's
+/// order. Workers only run handlers: one per sequence at a time (a partition's, or a key group's), at most
+/// MaxConcurrentRecords at once. So records of a sequence are handled in order, and an offset is stored only once every
+/// earlier record of its partition is done.
 /// </summary>
 internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 {
     private static readonly TimeSpan BusyWait = TimeSpan.FromMilliseconds(2);
     private static readonly TimeSpan IdleWait = TimeSpan.FromMilliseconds(50);
+
+    // Per-key mode: key groups per partition. More groups than handlers, so that few keys share a group by chance.
+    private const int KeyGroupsPerHandler = 4;
 
     private readonly Dictionary<(string Topic, int Partition), PartitionLane<TKey, TValue>> _lanes = [];
     private readonly ConcurrentQueue<LaneItem<TKey, TValue>> _done = new();
@@ -32,6 +35,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 
     /// <summary>The most records any partition's lane has held at once: what <see cref="KafkaProtobufConsumerOptions.MaxQueuedRecordsPerPartition"/> bounds.</summary>
     internal int DeepestLane => Volatile.Read(ref _deepestLane);
+
+    private bool PerKey => _options.HandlingOrder == HandlingOrder.Key;
 
     private void RunPartitionParallel()
     {
@@ -53,13 +58,16 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 
             if (taken == Taken.Poison)
             {
-                Add(new LaneItem<TKey, TValue>(LaneOf(unread!.ConsumerRecord.Topic, unread.ConsumerRecord.Partition), null, unread, null, null)); // never inline
+                ConsumeResult<byte[], byte[]> poison = unread!.ConsumerRecord;
+                PartitionLane<TKey, TValue> lane = LaneOf(poison.Topic, poison.Partition);
+                RecordSequence<TKey, TValue> sequence = PerKey ? lane.SequenceOf(KeyHash.Of(poison.Message?.Key)) : lane.SequenceOf(0);
+                Add(new LaneItem<TKey, TValue>(sequence, lane.Generation, null, unread, null, null)); // never inline: dead-lettering is the loop's
             }
             else if (taken == Taken.SchemaUnavailable)
             {
                 // This partition goes back to the record after a back-off; the others go on.
                 TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
-                BackOff(LaneOf(position.Topic, position.Partition), position, dropWaiting: false); // what waits came before it
+                BackOff(LaneOf(position.Topic, position.Partition), position, dropLater: false); // what it holds came before it
                 _probe?.MovedBack(Name, position, schemaUnavailable: true);
             }
             else if (taken == Taken.Record && !Add(LaneOf(result!.Topic, result.Partition), result))
@@ -87,7 +95,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
 
         if (!_lanes.TryGetValue((topic, partition.Value), out PartitionLane<TKey, TValue>? lane))
         {
-            lane = new PartitionLane<TKey, TValue>(new TopicPartition(topic, partition));
+            lane = new PartitionLane<TKey, TValue>(new TopicPartition(topic, partition), PerKey ? KeyGroupsPerHandler * _options.MaxConcurrentRecords : 1);
             _lanes.Add((topic, partition.Value), lane);
         }
 
@@ -98,39 +106,50 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private bool TryGetLane(TopicPartition partition, [NotNullWhen(true)] out PartitionLane<TKey, TValue>? lane) => _lanes.TryGetValue((partition.Topic, partition.Partition.Value), out lane);
 
     /// <summary>
-    /// A good record: an idle lane's handler starts right here (a handler that completes at once is concluded at once,
-    /// as in sequential mode; one that awaits continues as the lane's worker); otherwise it waits in its lane. False:
-    /// stop the loop.
+    /// A good record. When its partition has nothing unconcluded and a handler slot is free, its handler starts right
+    /// here: one that completes at once is concluded at once, as in sequential mode; one that awaits goes on as its
+    /// sequence's worker. Otherwise it waits in its sequence. False: stop the loop.
     /// </summary>
     private bool Add(PartitionLane<TKey, TValue> lane, ConsumeResult<TKey, TValue> record)
     {
-        bool inline;
-        lock (lane)
+        RecordSequence<TKey, TValue> sequence = lane.SequenceOf(PerKey ? _keys.Hash() : 0);
+        bool inline = false;
+        if (lane.InOrder.Count == 0)
         {
-            inline = !lane.Running && !lane.HeldForLoop && !lane.Closing && lane.Waiting.Count == 0 && _slots!.Wait(0);
-            lane.Running |= inline;
+            lock (lane)
+            {
+                inline = !sequence.Running && !sequence.HeldForLoop && !lane.Closing && _slots!.Wait(0);
+                sequence.Running |= inline;
+            }
         }
 
         if (inline)
         {
-            return StartInline(lane, record);
+            return StartInline(sequence, record);
         }
 
-        Add(new LaneItem<TKey, TValue>(lane, record, null, _keys.ToArray(), _values.ToArray()));
+        Add(new LaneItem<TKey, TValue>(sequence, lane.Generation, record, null, _keys.ToArray(), _values.ToArray()));
         return true;
     }
 
-    /// <summary>Puts a record (or a poison record) in its lane, pauses the partition when the lane is full, and starts a worker if none runs.</summary>
+    /// <summary>Puts a record (or a poison record) in its lane and sequence, pauses the partition when the lane is full, and starts a worker if none runs.</summary>
     private void Add(LaneItem<TKey, TValue> item)
     {
         PartitionLane<TKey, TValue> lane = item.Lane;
-        int depth;
+        lane.InOrder.Enqueue(item);
         lock (lane)
         {
-            lane.Waiting.Enqueue(item);
-            depth = lane.Waiting.Count;
+            item.Sequence.Waiting.Enqueue(item);
         }
 
+        Track(lane);
+        StartIfIdle(item.Sequence);
+    }
+
+    /// <summary>Records the lane's depth, and pauses the partition's fetching when the lane is full.</summary>
+    private void Track(PartitionLane<TKey, TValue> lane)
+    {
+        int depth = lane.InOrder.Count;
         if (depth > _deepestLane)
         {
             Volatile.Write(ref _deepestLane, depth);
@@ -142,31 +161,22 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             _consumer!.Pause([lane.Partition]);
             lane.PausedFull = true;
         }
-
-        StartIfIdle(lane);
     }
 
-    private bool StartInline(PartitionLane<TKey, TValue> lane, ConsumeResult<TKey, TValue> record)
+    /// <summary>The handler of a record whose partition has nothing else in hand, started on the loop thread (its sequence is marked running and a slot is taken).</summary>
+    private bool StartInline(RecordSequence<TKey, TValue> sequence, ConsumeResult<TKey, TValue> record)
     {
         Interlocked.Increment(ref _running);
         Activity? activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
-        ValueTask<HandlerResult> handling;
-        try
-        {
-            handling = HandleAsync(record, activity);
-        }
-        finally
-        {
-            if (activity is not null)
-            {
-                Activity.Current = activity.Parent; // current for the handler, not for the loop
-            }
-        }
-
+        ValueTask<HandlerResult> handling = HandleUnder(activity, record);
+        PartitionLane<TKey, TValue> lane = sequence.Lane;
         if (!handling.IsCompleted)
         {
             // The record's bytes are still the capture's (nothing was consumed since): copied for a possible dead letter.
-            _ = ContinueAsync(lane, new LaneItem<TKey, TValue>(lane, record, null, _keys.ToArray(), _values.ToArray()) { Activity = activity }, handling);
+            var item = new LaneItem<TKey, TValue>(sequence, lane.Generation, record, null, _keys.ToArray(), _values.ToArray()) { Activity = activity };
+            lane.InOrder.Enqueue(item);
+            Track(lane);
+            _ = DrainAsync(sequence, item, handling);
             return true;
         }
 
@@ -174,149 +184,106 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         HandlerResult result = handling.Result;
         lock (lane)
         {
-            lane.Running = false;
+            sequence.Running = false;
         }
 
         Interlocked.Decrement(ref _running);
-        if (!ConcludeDone())
-        {
-            activity?.Dispose();
-            return false; // the lane's earlier records are concluded first
-        }
-
-        if (result.Outcome != HandlerOutcome.Handled)
-        {
-            lock (lane)
-            {
-                lane.HeldForLoop = true;
-            }
-
-            _done.Enqueue(new LaneItem<TKey, TValue>(lane, record, null, _keys.ToArray(), _values.ToArray()) { Activity = activity, Result = result });
-            return ConcludeDone();
-        }
-
         using (activity)
         {
-            return Conclude(record, result, activity, null) != Next.Stop;
+            // Every earlier record of the partition is concluded: this one is concluded as in sequential mode.
+            Next next = Conclude(record, result, activity, null);
+            if (next == Next.ReadAgain)
+            {
+                BackOff(lane, record.TopicPartitionOffset, dropLater: true);
+            }
+
+            return next != Next.Stop;
         }
     }
 
-    /// <summary>The worker of a lane whose first record's handler went asynchronous on the loop thread.</summary>
-    private async Task ContinueAsync(PartitionLane<TKey, TValue> lane, LaneItem<TKey, TValue> item, ValueTask<HandlerResult> handling)
+    private void StartIfIdle(RecordSequence<TKey, TValue> sequence)
     {
-        try
+        lock (sequence.Lane)
         {
-            item.Result = await handling.ConfigureAwait(false);
-        }
-        catch (Exception e)
-        {
-            lock (lane)
-            {
-                lane.Running = false;
-            }
-
-            Interlocked.Decrement(ref _running);
-            Fail("a handler worker failed: " + e.Message, e);
-            _stopTaking.Cancel();
-            return;
-        }
-        finally
-        {
-            _slots!.Release();
-        }
-
-        bool held = item.Result.Outcome != HandlerOutcome.Handled;
-        if (held)
-        {
-            lock (lane)
-            {
-                lane.HeldForLoop = true;
-                lane.Running = false;
-            }
-
-            Interlocked.Decrement(ref _running);
-            _done.Enqueue(item);
-            return;
-        }
-
-        _done.Enqueue(item);
-        Interlocked.Decrement(ref _running); // DrainAsync counts itself
-        await DrainAsync(lane).ConfigureAwait(false);
-    }
-
-    private void StartIfIdle(PartitionLane<TKey, TValue> lane)
-    {
-        lock (lane)
-        {
-            if (lane.Running || lane.HeldForLoop || lane.Closing || lane.Waiting.Count == 0 || _stopTaking.IsCancellationRequested)
+            if (sequence.Running || sequence.HeldForLoop || sequence.Lane.Closing || sequence.Waiting.Count == 0 || _stopTaking.IsCancellationRequested)
             {
                 return;
             }
 
-            lane.Running = true;
+            sequence.Running = true;
         }
 
-        _ = Task.Run(() => DrainAsync(lane));
+        Interlocked.Increment(ref _running);
+        _ = Task.Run(() => DrainAsync(sequence, null, default));
     }
 
-    /// <summary>A worker: hands the lane's records to the handler in order until the lane is empty or needs the loop.</summary>
-    private async Task DrainAsync(PartitionLane<TKey, TValue> lane)
+    /// <summary>
+    /// A sequence's worker (counted in <c>_running</c> by whoever marked the sequence running): hands its records to the
+    /// handler in order, starting with the one in hand if its handler was started on the loop thread, until the
+    /// sequence is empty or a record needs the loop.
+    /// </summary>
+    private async Task DrainAsync(RecordSequence<TKey, TValue> sequence, LaneItem<TKey, TValue>? inHand, ValueTask<HandlerResult> started)
     {
-        Interlocked.Increment(ref _running);
+        PartitionLane<TKey, TValue> lane = sequence.Lane;
         try
         {
             while (true)
             {
                 LaneItem<TKey, TValue> item;
-                lock (lane)
+                bool fresh = inHand is null;
+                if (inHand is not null)
                 {
-                    if (lane.Closing || lane.Waiting.Count == 0 || _stopTaking.IsCancellationRequested)
-                    {
-                        lane.Running = false;
-                        return;
-                    }
-
-                    item = lane.Waiting.Dequeue();
-                    if (item.Poison is not null)
-                    {
-                        // Dead-lettering is the loop's; the lane waits for it.
-                        lane.HeldForLoop = true;
-                        lane.Running = false;
-                        _done.Enqueue(item);
-                        return;
-                    }
+                    item = inHand; // its slot is taken and its handler started
+                    inHand = null;
                 }
-
-                await _slots!.WaitAsync().ConfigureAwait(false);
-                try
-                {
-                    item.Result = await HandleInLaneAsync(item).ConfigureAwait(false);
-                }
-                finally
-                {
-                    _slots.Release();
-                }
-
-                if (item.Result.Outcome != HandlerOutcome.Handled)
+                else
                 {
                     lock (lane)
                     {
-                        lane.HeldForLoop = true;
-                        lane.Running = false;
+                        if (lane.Closing || sequence.Waiting.Count == 0 || _stopTaking.IsCancellationRequested)
+                        {
+                            sequence.Running = false;
+                            return;
+                        }
+
+                        item = sequence.Waiting.Dequeue();
+                        if (item.Poison is not null)
+                        {
+                            HandBack(item, holdForLoop: true); // dead-lettering is the loop's: the sequence waits for it
+                            return;
+                        }
                     }
 
-                    _done.Enqueue(item);
+                    await _slots!.WaitAsync().ConfigureAwait(false);
+                }
+
+                try
+                {
+                    item.Result = fresh ? await HandleInLaneAsync(item).ConfigureAwait(false) : await started.ConfigureAwait(false);
+                }
+                finally
+                {
+                    _slots!.Release();
+                }
+
+                if (item.NeedsLoop)
+                {
+                    lock (lane)
+                    {
+                        HandBack(item, holdForLoop: true);
+                    }
+
                     return;
                 }
 
-                _done.Enqueue(item);
+                HandBack(item, holdForLoop: false);
             }
         }
         catch (Exception e)
         {
             lock (lane)
             {
-                lane.Running = false;
+                sequence.Running = false;
             }
 
             Fail("a handler worker failed: " + e.Message, e);
@@ -328,44 +295,81 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         }
     }
 
-    /// <summary>The record's span (current for its handler only, not for the thread that starts it) and the handler with its retries.</summary>
+    /// <summary>
+    /// A worker gives a record to the loop to conclude. One that needs the loop holds its sequence until the loop
+    /// decided, and ends the worker (called under the lane's lock then).
+    /// </summary>
+    private void HandBack(LaneItem<TKey, TValue> item, bool holdForLoop)
+    {
+        if (holdForLoop)
+        {
+            item.HoldsSequence = true;
+            item.Sequence.HeldForLoop = true;
+            item.Sequence.Running = false;
+        }
+
+        _done.Enqueue(item);
+    }
+
+    /// <summary>A lane's record in its handler: its span started here, as for a record handled on the loop thread.</summary>
     private ValueTask<HandlerResult> HandleInLaneAsync(LaneItem<TKey, TValue> item)
     {
         ConsumeResult<TKey, TValue> record = item.Record!;
         item.Activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
-        if (item.Activity is null)
+        return HandleUnder(item.Activity, record);
+    }
+
+    /// <summary>Starts the handler with the record's span current for it only (an awaiting handler carries it on in its context), not for the thread that starts it.</summary>
+    private ValueTask<HandlerResult> HandleUnder(Activity? activity, ConsumeResult<TKey, TValue> record)
+    {
+        if (activity is null)
         {
             return HandleAsync(record, null);
         }
 
         try
         {
-            return HandleAsync(record, item.Activity); // an awaiting handler carries the span on in its context
+            return HandleAsync(record, activity);
         }
         finally
         {
-            Activity.Current = item.Activity.Parent;
+            Activity.Current = activity.Parent;
         }
     }
 
-    /// <summary>Concludes what the workers handed back, in each lane's order. False: stop the loop.</summary>
+    /// <summary>Takes what the workers handed back, and concludes each partition's records in its order as far as they are done. False: stop the loop.</summary>
     private bool ConcludeDone()
     {
         while (_done.TryDequeue(out LaneItem<TKey, TValue>? item))
         {
             PartitionLane<TKey, TValue> lane = item.Lane;
-            if (!TryGetLane(lane.Partition, out PartitionLane<TKey, TValue>? current) || current != lane)
+            if (!TryGetLane(lane.Partition, out PartitionLane<TKey, TValue>? current) || current != lane || item.Generation != lane.Generation)
             {
-                item.Activity?.Dispose(); // its partition was let go meanwhile: its new owner reads it again
+                Drop(item); // its partition was let go or moved back meanwhile: it is read again
                 continue;
             }
 
+            item.Done = true;
+            if (!ConcludeInOrder(lane))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>Concludes the lane's records from the oldest on, while they are done. False: stop the loop.</summary>
+    private bool ConcludeInOrder(PartitionLane<TKey, TValue> lane)
+    {
+        while (lane.InOrder.Count > 0 && lane.InOrder.Peek() is { Done: true } item)
+        {
             if (item.Result.Outcome == HandlerOutcome.Cancelled)
             {
-                item.Activity?.Dispose(); // shutting down: not stored, read again; its lane stays held
-                continue;
+                return true; // shutting down: neither it nor anything after it is stored; read again
             }
 
+            lane.InOrder.Dequeue();
             Next next;
             Activity? previous = Activity.Current;
             if (item.Poison is { } poison)
@@ -393,93 +397,94 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 return false;
             }
 
-            if (item.Poison is not null || item.Result.Outcome != HandlerOutcome.Handled)
+            if (next == Next.ReadAgain)
             {
-                if (next == Next.ReadAgain)
-                {
-                    BackOff(lane, item.Position, dropWaiting: true); // DeadLetter moved the consumer back to the record
-                }
+                BackOff(lane, item.Position, dropLater: true); // DeadLetter moved the consumer back to the record
+            }
 
-                lock (lane)
-                {
-                    lane.HeldForLoop = false;
-                }
-
-                StartIfIdle(lane);
+            if (item.HoldsSequence)
+            {
+                Release(item.Sequence);
             }
         }
 
         return true;
     }
 
-    /// <summary>
-    /// Pauses a partition whose record must be read again; when the back-off is over it resumes and seeks to the
-    /// record. After a failed dead letter the lane's waiting records came after it (fetched before the move back) and
-    /// are dropped; after an unavailable schema they came before it and are still handled.
-    /// </summary>
-    private void BackOff(PartitionLane<TKey, TValue> lane, TopicPartitionOffset record, bool dropWaiting)
+    /// <summary>A record that will not be concluded (its partition was let go or moved back): its span ends, and its sequence no longer waits for it.</summary>
+    private void Drop(LaneItem<TKey, TValue> item)
     {
-        lock (lane)
+        item.Activity?.Dispose();
+        if (item.HoldsSequence)
         {
-            if (dropWaiting)
-            {
-                lane.Waiting.Clear();
-            }
+            Release(item.Sequence);
+        }
+    }
 
-            lane.BackOffUntil = Stopwatch.GetTimestamp() + (long)(_options.BackOff.TotalSeconds * Stopwatch.Frequency);
-            lane.ReadAgainFrom = record;
+    private void Release(RecordSequence<TKey, TValue> sequence)
+    {
+        lock (sequence.Lane)
+        {
+            sequence.HeldForLoop = false;
         }
 
+        StartIfIdle(sequence);
+    }
+
+    /// <summary>
+    /// Pauses a partition whose record must be read again; when the back-off is over it resumes and seeks to the
+    /// record. After a failed dead letter the lane's later records (fetched before the move back) are dropped, and those
+    /// in handlers are dropped when they come back; after an unavailable schema the lane holds only earlier records,
+    /// which are still handled.
+    /// </summary>
+    private void BackOff(PartitionLane<TKey, TValue> lane, TopicPartitionOffset record, bool dropLater)
+    {
+        if (dropLater)
+        {
+            lock (lane)
+            {
+                lane.Generation++;
+                foreach (RecordSequence<TKey, TValue> sequence in lane.Sequences)
+                {
+                    sequence.Waiting.Clear();
+                }
+            }
+
+            while (lane.InOrder.Count > 0)
+            {
+                LaneItem<TKey, TValue> later = lane.InOrder.Dequeue();
+                if (later.Done)
+                {
+                    Drop(later); // the others are still in handlers, or were waiting
+                }
+            }
+        }
+
+        lane.BackOffUntil = Stopwatch.GetTimestamp() + (long)(_options.BackOff.TotalSeconds * Stopwatch.Frequency);
+        lane.ReadAgainFrom = record;
         _consumer!.Pause([lane.Partition]);
     }
 
-    /// <summary>Resumes partitions whose back-off is over or whose lane has room again.</summary>
+    /// <summary>Resumes paused partitions whose back-off, if any, is over and whose lane has room again (half of its bound), seeking back to a record to read again.</summary>
     private void ResumeDue()
     {
         long now = Stopwatch.GetTimestamp();
         foreach (PartitionLane<TKey, TValue> lane in _lanes.Values)
         {
-            TopicPartitionOffset? readAgain = null;
-            bool resume;
-            lock (lane)
+            bool paused = lane.PausedFull || lane.BackOffUntil is not null;
+            if (!paused || lane.BackOffUntil > now || lane.InOrder.Count > _options.MaxQueuedRecordsPerPartition / 2)
             {
-                if (lane.BackOffUntil is { } until && until <= now)
-                {
-                    lane.BackOffUntil = null;
-                    readAgain = lane.ReadAgainFrom;
-                    lane.ReadAgainFrom = null;
-                    resume = !lane.PausedFull || lane.Waiting.Count <= _options.MaxQueuedRecordsPerPartition / 2;
-                    if (resume)
-                    {
-                        lane.PausedFull = false;
-                    }
-                    else
-                    {
-                        lane.ReadAgainFrom = readAgain; // still full: resume (and seek) once it has room
-                        readAgain = null;
-                    }
-                }
-                else
-                {
-                    resume = lane.PausedFull && lane.BackOffUntil is null && lane.Waiting.Count <= _options.MaxQueuedRecordsPerPartition / 2;
-                    if (resume)
-                    {
-                        lane.PausedFull = false;
-                        readAgain = lane.ReadAgainFrom;
-                        lane.ReadAgainFrom = null;
-                    }
-                }
+                continue;
             }
 
-            if (resume)
+            TopicPartitionOffset? readAgain = lane.ReadAgainFrom;
+            lane.PausedFull = false;
+            lane.BackOffUntil = null;
+            lane.ReadAgainFrom = null;
+            _consumer!.Resume([lane.Partition]);
+            if (readAgain is not null)
             {
-                _consumer!.Resume([lane.Partition]);
-                if (readAgain is not null)
-                {
-                    _consumer.Seek(readAgain);
-                }
-
-                StartIfIdle(lane);
+                _consumer.Seek(readAgain);
             }
         }
     }
@@ -513,6 +518,14 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         foreach (PartitionLane<TKey, TValue> lane in leaving)
         {
             _lanes.Remove((lane.Partition.Topic, lane.Partition.Partition.Value));
+            foreach (LaneItem<TKey, TValue> unconcluded in lane.InOrder)
+            {
+                if (unconcluded.Done)
+                {
+                    unconcluded.Activity?.Dispose(); // those still in handlers are dropped when they come back
+                }
+            }
+
             if (lane.PausedFull || lane.BackOffUntil is not null)
             {
                 // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
@@ -556,20 +569,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         {
             lock (lane)
             {
-                return lane.Running;
+                return lane.Sequences.Any(s => s.Running);
             }
         }
     }
-
-    private static ConsumeResult<byte[], byte[]> RawOf(LaneItem<TKey, TValue> item) => new()
-    {
-        TopicPartitionOffset = item.Record!.TopicPartitionOffset,
-        Message = new Message<byte[], byte[]>
-        {
-            Key = item.Key!,
-            Value = item.Value!,
-            Headers = item.Record.Message.Headers,
-            Timestamp = item.Record.Message.Timestamp,
-        },
-    };
 }

@@ -369,7 +369,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     /// <param name="record">The record.</param>
     /// <param name="result">What the handler made of it.</param>
     /// <param name="activity">Its span, if traced.</param>
-    /// <param name="lane">Partition-parallel: the record with its own copy of its bytes; sequential: null (the capture holds them).</param>
+    /// <param name="lane">Partition-parallel: the record with its own copy of its bytes; null when the capture still holds them (the record just consumed).</param>
     private Next Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, LaneItem<TKey, TValue>? lane)
     {
         switch (result.Outcome)
@@ -379,7 +379,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
                 _status.RecordDone();
                 return Next.Continue;
             case HandlerOutcome.DeadLetter when _deadLetters is not null:
-                ConsumeResult<byte[], byte[]> written = lane is null ? Raw(record) : RawOf(lane);
+                ConsumeResult<byte[], byte[]> written = lane is null ? Raw(record, _keys.ToArray(), _values.ToArray()) : Raw(record, lane.Key, lane.Value);
                 Exception failure = result.Failure!;
                 return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
             case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
@@ -450,6 +450,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         try
         {
             _consumer!.StoreOffset(record);
+            _probe?.Stored(Name, record.TopicPartitionOffset);
         }
         catch (KafkaException e)
         {
@@ -457,14 +458,14 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
     }
 
-    /// <summary>The record in hand as it was written: the captured key and value bytes, its headers and position.</summary>
-    private ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record) => new()
+    /// <summary>A record as it was written, for its dead letter: its key and value bytes, headers and position.</summary>
+    private static ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record, byte[]? key, byte[]? value) => new()
     {
         TopicPartitionOffset = record.TopicPartitionOffset,
         Message = new Message<byte[], byte[]>
         {
-            Key = _keys.ToArray()!,
-            Value = _values.ToArray()!,
+            Key = key!,
+            Value = value!,
             Headers = record.Message.Headers,
             Timestamp = record.Message.Timestamp,
         },

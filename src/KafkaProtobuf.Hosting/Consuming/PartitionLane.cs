@@ -1,66 +1,60 @@
 using System.Collections.Generic;
-using System.Diagnostics;
 using Confluent.Kafka;
 
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
-/// One partition's records in partition-parallel mode, in order: the loop adds them, one worker at a time takes them
-/// to the handler, and hands back those the loop must conclude. Guarded by its own lock, except the fields only the
-/// loop thread touches.
+/// One partition in partition-parallel mode: its records taken and not yet concluded, in the partition's order, and
+/// the sequences that hand them to the handler (one, or in per-key mode one per group of keys). Handlers may finish
+/// out of order across sequences; the loop concludes records in the partition's order, so an offset is never stored
+/// past an unfinished record. The sequences' fields are guarded by the lane's lock; the rest is the loop thread's.
 /// </summary>
-internal sealed class PartitionLane<TKey, TValue>(TopicPartition partition)
+internal sealed class PartitionLane<TKey, TValue>(TopicPartition partition, int sequences)
 {
+    private readonly RecordSequence<TKey, TValue>?[] _sequences = new RecordSequence<TKey, TValue>?[sequences];
+
     public TopicPartition Partition { get; } = partition;
 
-    /// <summary>Records waiting for the handler (under the lock).</summary>
-    public Queue<LaneItem<TKey, TValue>> Waiting { get; } = new();
+    /// <summary>Loop thread only: records taken and not yet concluded, in the partition's order.</summary>
+    public Queue<LaneItem<TKey, TValue>> InOrder { get; } = new();
 
-    /// <summary>A worker is taking records from <see cref="Waiting"/> (under the lock).</summary>
-    public bool Running { get; set; }
-
-    /// <summary>The record at the head needs the loop (a dead letter, a stop): no worker starts until it decided (under the lock).</summary>
-    public bool HeldForLoop { get; set; }
+    /// <summary>
+    /// Bumped (under the lock) when the partition goes back to an earlier record: what was handed out before belongs
+    /// to the old reading, and its result is dropped when it comes back.
+    /// </summary>
+    public int Generation { get; set; }
 
     /// <summary>The partition is being let go: workers start nothing more (under the lock).</summary>
     public bool Closing { get; set; }
 
-    /// <summary>Loop thread only: fetching paused because <see cref="Waiting"/> is full.</summary>
+    /// <summary>Loop thread only: fetching paused because <see cref="InOrder"/> is full.</summary>
     public bool PausedFull { get; set; }
 
-    /// <summary>Fetching paused until then (a <see cref="System.Diagnostics.Stopwatch"/> timestamp), after an unavailable schema or a failed dead letter (under the lock).</summary>
+    /// <summary>Loop thread only: fetching paused until then (a <see cref="System.Diagnostics.Stopwatch"/> timestamp), after an unavailable schema or a failed dead letter.</summary>
     public long? BackOffUntil { get; set; }
 
-    /// <summary>Where the partition resumes after its back-off (under the lock).</summary>
+    /// <summary>Loop thread only: where the partition resumes after its back-off.</summary>
     public TopicPartitionOffset? ReadAgainFrom { get; set; }
 
-}
-
-/// <summary>A record in a lane: good (with its bytes, for a dead letter) or poison, and what the handler made of it.</summary>
-internal sealed class LaneItem<TKey, TValue>
-{
-    public LaneItem(PartitionLane<TKey, TValue> lane, ConsumeResult<TKey, TValue>? record, ConsumeException? poison, byte[]? key, byte[]? value)
+    /// <summary>The sequences made so far (a key group's on its first record).</summary>
+    public IEnumerable<RecordSequence<TKey, TValue>> Sequences
     {
-        Lane = lane;
-        Record = record;
-        Poison = poison;
-        Key = key;
-        Value = value;
+        get
+        {
+            foreach (RecordSequence<TKey, TValue>? sequence in _sequences)
+            {
+                if (sequence is not null)
+                {
+                    yield return sequence;
+                }
+            }
+        }
     }
 
-    public PartitionLane<TKey, TValue> Lane { get; }
-
-    public ConsumeResult<TKey, TValue>? Record { get; }
-
-    public ConsumeException? Poison { get; }
-
-    public byte[]? Key { get; }
-
-    public byte[]? Value { get; }
-
-    public HandlerResult Result { get; set; }
-
-    public Activity? Activity { get; set; }
-
-    public TopicPartitionOffset Position => Record?.TopicPartitionOffset ?? Poison!.ConsumerRecord.TopicPartitionOffset;
+    /// <summary>The sequence of a key's hash (loop thread).</summary>
+    public RecordSequence<TKey, TValue> SequenceOf(uint keyHash)
+    {
+        int index = (int)(keyHash % (uint)_sequences.Length);
+        return _sequences[index] ??= new RecordSequence<TKey, TValue>(this);
+    }
 }

@@ -35,4 +35,7 @@ internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer
 
     /// <summary>The last bytes, as a new array (for a dead letter), or <see langword="null"/> for a null key or value.</summary>
     public byte[]? ToArray() => _isNull ? null : _buffer.AsSpan(0, _length).ToArray();
+
+    /// <summary>The last bytes' <see cref="KeyHash"/> (a null key hashes as an empty one).</summary>
+    public uint Hash() => KeyHash.Of(_buffer.AsSpan(0, _length));
 }

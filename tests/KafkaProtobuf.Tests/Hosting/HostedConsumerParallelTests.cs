@@ -48,8 +48,11 @@ public sealed class HostedConsumerParallelTests : IDisposable
         _cluster.Dispose();
     }
 
-    /// <summary>Good values numbered by partition and offset (partition * 1000 + offset), poison at the given (partition, offset) pairs.</summary>
-    private void Produce(string topic, int partitions, int perPartition, params (int Partition, int Offset)[] poison)
+    /// <summary>Good values numbered by partition and offset (partition * 1000 + offset), keyed "k" + offset, poison at the given (partition, offset) pairs.</summary>
+    private void Produce(string topic, int partitions, int perPartition, params (int Partition, int Offset)[] poison) =>
+        Produce(topic, partitions, perPartition, offset => "k" + offset, poison);
+
+    private void Produce(string topic, int partitions, int perPartition, Func<int, string> keyOf, params (int Partition, int Offset)[] poison)
     {
         _cluster.CreateTopic(topic, partitions);
         using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
@@ -58,16 +61,21 @@ public sealed class HostedConsumerParallelTests : IDisposable
             for (int p = 0; p < partitions; p++)
             {
                 byte[] value = poison.Contains((p, offset)) ? Encoding.UTF8.GetBytes("{\"not\":\"framed\"}") : GoodValue((p * 1000) + offset);
-                producer.Produce(new TopicPartition(topic, p), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k" + offset), Value = value });
+                producer.Produce(new TopicPartition(topic, p), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes(keyOf(offset)), Value = value });
             }
         }
 
         Assert.Equal(0, producer.Flush(Deadline));
     }
 
-    private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions> configure)
+    private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions> configure, IConsumerProbe? probe = null)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        if (probe is not null)
+        {
+            builder.Services.AddSingleton(probe);
+        }
+
         builder.Services
             .AddKafkaProtobufConsumer<string, Device>("parallel", options =>
             {
@@ -194,6 +202,148 @@ public sealed class HostedConsumerParallelTests : IDisposable
         Assert.Equal(["value", "handler"], letters.Select(l => Encoding.UTF8.GetString(l.Message.Headers.GetLastBytes(DeadLetterHeaderNames.Component))));
         Assert.Equal(GoodValue(7), letters[1].Message.Value); // the failed record's own bytes, not those of a later record
         Assert.Equal([20L, 20L], Committed("mixed", 2));
+    }
+
+    [Fact]
+    public async Task PerKey_OnePartitionsKeysHandledAtOnce_EachKeyInOrder_UnderRandomDelays_AndOffsetsStoredInThePartitionsOrder()
+    {
+        const int PerPartition = 200;
+        Produce("by-key", 2, PerPartition, offset => "k" + (offset % 10));
+        var handled = new ConcurrentDictionary<(int Partition, string Key), ConcurrentQueue<long>>();
+        var finished = new ConcurrentQueue<(int Partition, long Offset)>();
+        var probe = new StoreProbe();
+        using var secondKeyStarted = new ManualResetEventSlim();
+        (IHost host, _) = Start("by-key", async (record, token) =>
+        {
+            if (record.Partition.Value == 0 && record.Offset.Value == 1)
+            {
+                secondKeyStarted.Set();
+            }
+
+            if (record.Offset.Value % 2 == 1)
+            {
+                // Odd keys complete at once, on the loop thread, while even keys' records are still in their handlers.
+                handled.GetOrAdd((record.Partition.Value, record.Message.Key), _ => new ConcurrentQueue<long>()).Enqueue(record.Offset.Value);
+                finished.Enqueue((record.Partition.Value, record.Offset.Value));
+                return;
+            }
+
+            await Task.Yield();
+
+            if (record.Partition.Value == 0 && record.Offset.Value == 0)
+            {
+                // Key k0 waits for key k1's record of the same partition: proof that one partition's keys overlap.
+                Assert.True(secondKeyStarted.Wait(Deadline, token), "the partition's second key never ran beside its first");
+            }
+
+            await Task.Delay(Random.Shared.Next(0, 3), token);
+            handled.GetOrAdd((record.Partition.Value, record.Message.Key), _ => new ConcurrentQueue<long>()).Enqueue(record.Offset.Value);
+            finished.Enqueue((record.Partition.Value, record.Offset.Value));
+        }, options =>
+        {
+            options.MaxConcurrentRecords = 4;
+            options.HandlingOrder = HandlingOrder.Key;
+        }, probe);
+
+        Wait.Until(() => finished.Count == 2 * PerPartition, "every record handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        for (int p = 0; p < 2; p++)
+        {
+            for (int k = 0; k < 10; k++)
+            {
+                Assert.Equal(Enumerable.Range(0, PerPartition).Where(o => o % 10 == k).Select(o => (long)o), handled[(p, "k" + k)]);
+            }
+
+            // Handlers finished out of the partition's order (k0's first record waited for k1's), yet every offset
+            // was stored in it: never past a record still in its handler.
+            Assert.NotEqual(Enumerable.Range(0, PerPartition).Select(o => (long)o), finished.Where(f => f.Partition == p).Select(f => f.Offset).ToList());
+            Assert.Equal(Enumerable.Range(0, PerPartition).Select(o => (long)o), probe.StoredOffsets(p));
+        }
+
+        Assert.Equal([PerPartition, PerPartition], Committed("by-key", 2));
+    }
+
+    [Fact]
+    public async Task PerKey_AFailedRecordHoldsBackOnlyItsKey_IsDeadLetteredInOrder_AndNoOffsetIsStoredPastIt()
+    {
+        Produce("key-failure", 1, 30, offset => "k" + (offset % 3), (0, 4));
+        _cluster.CreateTopic("key-failure.dlq", 1);
+        var handled = new ConcurrentQueue<(string Key, long Offset)>();
+        var probe = new StoreProbe();
+        using var othersDone = new ManualResetEventSlim();
+        (IHost host, _) = Start("key-failure", async (record, token) =>
+        {
+            await Task.Yield();
+            if (record.Offset.Value == 2)
+            {
+                // k2's record fails only once k0 is through: its records after it finished first.
+                Assert.True(othersDone.Wait(Deadline, token), "k0's records never got past k2's");
+                throw new InvalidOperationException("no such sensor");
+            }
+
+            handled.Enqueue((record.Message.Key, record.Offset.Value));
+            if (handled.Count(h => h.Key == "k0") == 10)
+            {
+                othersDone.Set(); // k1 waits too: its poison record (offset 4) is dead-lettered in the partition's order, after k2's
+            }
+        }, options =>
+        {
+            options.MaxConcurrentRecords = 3;
+            options.HandlingOrder = HandlingOrder.Key;
+            options.HandlerFailures.MaxAttempts = 1;
+        }, probe);
+
+        Wait.Until(() => handled.Count == 28, "the 28 good records handled", Deadline);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), "key-failure.dlq", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        // k2's later records waited for its failed one, k1's for its poison record; k0 went past both.
+        Assert.Equal(Enumerable.Range(0, 30).Where(o => o % 3 == 0).Append(1).Select(o => (long)o).Order(), handled.Take(11).Select(h => h.Offset).Order());
+        Assert.Equal(Enumerable.Range(0, 30).Where(o => o % 3 == 2 && o != 2).Select(o => (long)o), handled.Where(h => h.Key == "k2").Select(h => h.Offset));
+        Assert.Equal(Enumerable.Range(0, 30).Where(o => o % 3 == 1 && o != 4).Select(o => (long)o), handled.Where(h => h.Key == "k1").Select(h => h.Offset));
+        Assert.Equal([2L, 4L], letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
+        Assert.Equal(GoodValue(2), letters[0].Message.Value);
+        Assert.Equal(Enumerable.Range(0, 30).Select(o => (long)o), probe.StoredOrDeadLettered(0));
+        Assert.Equal([30L], Committed("key-failure", 1));
+    }
+
+    /// <summary>What the consumer stored and dead-lettered, in the order it did so.</summary>
+    private sealed class StoreProbe : IConsumerProbe
+    {
+        private readonly ConcurrentQueue<(TopicPartitionOffset Record, bool DeadLettered)> _events = new();
+
+        public List<long> StoredOffsets(int partition) => [.. _events.Where(e => !e.DeadLettered && e.Record.Partition.Value == partition).Select(e => e.Record.Offset.Value)];
+
+        public List<long> StoredOrDeadLettered(int partition) => [.. _events.Where(e => e.Record.Partition.Value == partition).Select(e => e.Record.Offset.Value)];
+
+        public void Stored(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, false));
+
+        public void DeadLettered(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, true));
+
+        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
+        {
+        }
+
+        public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
+        {
+        }
+
+        public void Delivered(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        {
+        }
+
+        public void Committed(string consumer, CommittedOffsets offsets)
+        {
+        }
+
+        public void ClientError(string consumer, Error error)
+        {
+        }
     }
 
     private static void InterlockedMax(ref int target, int value)

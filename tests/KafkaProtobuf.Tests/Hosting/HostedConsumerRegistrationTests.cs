@@ -39,6 +39,7 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:HandlerFailures:InitialBackOff", "00:00:00.5"),
             ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"),
             ("Kafka:Devices:MaxConcurrentRecords", "6"),
+            ("Kafka:Devices:HandlingOrder", "Key"),
             ("Kafka:Devices:MaxQueuedRecordsPerPartition", "250"),
             ("Kafka:Devices:RevokeTimeout", "00:00:05"));
         var services = new ServiceCollection();
@@ -59,6 +60,7 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal(TimeSpan.FromMilliseconds(500), options.HandlerFailures.InitialBackOff);
         Assert.Equal(HandlerFailureAction.StopConsumer, options.HandlerFailures.WhenAttemptsRunOut);
         Assert.Equal(6, options.MaxConcurrentRecords);
+        Assert.Equal(HandlingOrder.Key, options.HandlingOrder);
         Assert.Equal(250, options.MaxQueuedRecordsPerPartition);
         Assert.Equal(TimeSpan.FromSeconds(5), options.RevokeTimeout);
         Assert.Equal("SASL_SSL", options.DeadLetterProducerConfig().Get("security.protocol")); // the producer connects like the consumer
@@ -68,6 +70,7 @@ public sealed class HostedConsumerRegistrationTests
     [Theory]
     [InlineData("HandlerFailures:MaxAttempts", "many", "Kafka:Devices:HandlerFailures:MaxAttempts is 'many'")]
     [InlineData("BackOff", "soon", "Kafka:Devices:BackOff is 'soon'")]
+    [InlineData("HandlingOrder", "Offset", "Kafka:Devices:HandlingOrder is 'Offset'")]
     [InlineData("HandlerFailures:WhenAttemptsRunOut", "Retry", "expected DeadLetter or StopConsumer")]
     public void ABadSetting_IsNamedWithItsPath(string key, string value, string expected)
     {

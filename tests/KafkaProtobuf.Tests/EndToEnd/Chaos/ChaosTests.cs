@@ -9,6 +9,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Testing.SchemaRegistry;
@@ -106,7 +107,7 @@ public abstract class ChaosScenario : IDisposable
     {
         int seed = int.TryParse(Environment.GetEnvironmentVariable(SeedVariable), NumberStyles.Integer, CultureInfo.InvariantCulture, out int s) ? s : DefaultSeed;
         IReadOnlyList<FaultStep> schedule = FaultSchedule.Create(seed, _cluster.BrokerIds, PartitionCount);
-        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", _ => "hosted consumer" }}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
+        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", "hosted-per-key" => "hosted consumer, partition-parallel, per-key order", _ => "hosted consumer" }}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
         var clock = Stopwatch.StartNew();
 
         _cluster.CreateTopic(Topic, PartitionCount);
@@ -340,7 +341,7 @@ public abstract class ChaosScenario : IDisposable
         ChaosMember member;
         if (_consumer != "loop")
         {
-            member = new HostedMember(name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle, _consumer == "hosted-parallel" ? PartitionCount : 1);
+            member = new HostedMember(name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle, _consumer is "hosted-parallel" or "hosted-per-key" ? PartitionCount : 1, _consumer == "hosted-per-key" ? HandlingOrder.Key : HandlingOrder.Partition);
         }
         else
         {
@@ -546,10 +547,14 @@ public abstract class ChaosScenario : IDisposable
 [CollectionDefinition(nameof(ChaosScenarios))]
 public sealed class ChaosScenarios;
 
-/// <summary>The chaos scenario on the hosted consumer, sequential (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>).</summary>
+/// <summary>The chaos scenario on the hosted consumer, sequential (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>, <c>hosted-per-key</c>).</summary>
 [Collection(nameof(ChaosScenarios))]
 public sealed class ChaosTests(ITestOutputHelper output) : ChaosScenario(output, Environment.GetEnvironmentVariable(ConsumerVariable) ?? "hosted");
 
-/// <summary>The chaos scenario on the hosted consumer in partition-parallel mode (six records at once).</summary>
+/// <summary>
+/// The chaos scenario on the hosted consumer in partition-parallel mode (six records at once) with per-key order, where
+/// one partition's records finish out of order and are still concluded in it. Partition order is the same machinery
+/// with one sequence per partition: <c>KAFKAPROTOBUF_CHAOS_CONSUMER=hosted-parallel</c> runs it in place of the sequential scenario.
+/// </summary>
 [Collection(nameof(ChaosScenarios))]
-public sealed class PartitionParallelChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-parallel");
+public sealed class PartitionParallelChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-per-key");

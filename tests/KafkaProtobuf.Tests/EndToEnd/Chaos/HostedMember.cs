@@ -27,7 +27,7 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     private volatile string _phase = "not started";
     private bool _ended;
 
-    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords)
+    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords, HandlingOrder handlingOrder)
         : base(name, log)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
@@ -45,23 +45,37 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
                 options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(100);
                 options.StopApplicationOnFailure = false; // the test reads the failure from Failure
                 options.MaxConcurrentRecords = maxConcurrentRecords;
+                options.HandlingOrder = handlingOrder;
             })
             .WithProtobufKeys()
             .WithProtobufValues(_ => registry, null)
             .Handle((record, _) =>
             {
+                // In partition-parallel mode every third record awaits, so lanes have workers and, per key, records
+                // finish out of their partition's order; the rest complete at once, on the loop thread.
                 int sequence = SequenceOf(record.Message.Value);
-                if (FailsOnce(sequence) && _attempts.AddOrUpdate(sequence, 1, (_, n) => n + 1) == 1)
-                {
-                    throw new TransientHandlerException(sequence);
-                }
-
-                Good.Enqueue((record.TopicPartitionOffset, sequence));
-                return Task.CompletedTask;
+                return maxConcurrentRecords > 1 && sequence % 3 == 0 ? HandleAfterYield(record, sequence) : Handle(record, sequence);
             });
         _host = builder.Build();
         Throttle = throttle;
         Service = _host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<Reading, Device>>().Single();
+    }
+
+    private Task Handle(ConsumeResult<Reading, Device> record, int sequence)
+    {
+        if (FailsOnce(sequence) && _attempts.AddOrUpdate(sequence, 1, (_, n) => n + 1) == 1)
+        {
+            throw new TransientHandlerException(sequence);
+        }
+
+        Good.Enqueue((record.TopicPartitionOffset, sequence));
+        return Task.CompletedTask;
+    }
+
+    private async Task HandleAfterYield(ConsumeResult<Reading, Device> record, int sequence)
+    {
+        await Task.Yield();
+        await Handle(record, sequence);
     }
 
     /// <summary>The handler's own failure, thrown once for some records: the consumer must retry in place, commit nothing past them, lose none.</summary>
@@ -157,6 +171,11 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     }
 
     void IConsumerProbe.DeadLettered(string consumer, TopicPartitionOffset record) => DeadLettered.Enqueue(record);
+
+    void IConsumerProbe.Stored(string consumer, TopicPartitionOffset record)
+    {
+        // Deliveries and commits explain every re-read here; the order of stores is pinned by HostedConsumerParallelTests.
+    }
 
     void IConsumerProbe.Committed(string consumer, CommittedOffsets offsets) => OnCommitted(offsets);
 
