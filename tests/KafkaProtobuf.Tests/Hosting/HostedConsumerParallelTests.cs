@@ -23,39 +23,16 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// their handlers at once, each partition's in order; offsets committed only for what was handled; a partition's lane
 /// bounded by pausing its fetching; poison records and failed handlers dead-lettered in order. Nothing asserts on time.
 /// </summary>
-public sealed class HostedConsumerParallelTests : IDisposable
+public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("parallel")
 {
-    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
-
-    private readonly EmbeddedKafkaCluster _cluster = StartCluster();
-    private readonly string _group = "parallel-" + Guid.NewGuid().ToString("N");
-    private readonly List<IHost> _hosts = [];
-
-    private static EmbeddedKafkaCluster StartCluster()
-    {
-        EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(1);
-        cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
-        return cluster;
-    }
-
-    public void Dispose()
-    {
-        foreach (IHost host in _hosts)
-        {
-            host.Dispose();
-        }
-
-        _cluster.Dispose();
-    }
-
     /// <summary>Good values numbered by partition and offset (partition * 1000 + offset), keyed "k" + offset, poison at the given (partition, offset) pairs.</summary>
     private void Produce(string topic, int partitions, int perPartition, params (int Partition, int Offset)[] poison) =>
         Produce(topic, partitions, perPartition, offset => "k" + offset, poison);
 
     private void Produce(string topic, int partitions, int perPartition, Func<int, string> keyOf, params (int Partition, int Offset)[] poison)
     {
-        _cluster.CreateTopic(topic, partitions);
-        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        Cluster.CreateTopic(topic, partitions);
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
         for (int offset = 0; offset < perPartition; offset++)
         {
             for (int p = 0; p < partitions; p++)
@@ -70,38 +47,14 @@ public sealed class HostedConsumerParallelTests : IDisposable
 
     private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions> configure, IConsumerProbe? probe = null)
     {
-        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        if (probe is not null)
+        IHost host = StartHost("parallel", topic, handler, configure, services =>
         {
-            builder.Services.AddSingleton(probe);
-        }
-
-        builder.Services
-            .AddKafkaProtobufConsumer<string, Device>("parallel", options =>
+            if (probe is not null)
             {
-                options.Consumer = _cluster.CreateConsumerConfig(_group);
-                options.Consumer.EnableAutoCommit = null;
-                options.Consumer.AutoCommitIntervalMs = 100;
-                options.Topics.Add(topic);
-                options.DeadLetterTopic = topic + ".dlq";
-                options.DeadLetterProducer = _cluster.CreateProducerConfig();
-                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(5);
-                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(20);
-                configure(options);
-            })
-            .WithProtobufValues()
-            .Handle(handler);
-        IHost host = builder.Build();
-        _hosts.Add(host);
-        host.StartAsync().WaitAsync(Deadline).GetAwaiter().GetResult();
+                services.AddSingleton(probe);
+            }
+        });
         return (host, host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single());
-    }
-
-    private long[] Committed(string topic, int partitions)
-    {
-        using IConsumer<Ignore, Ignore> reader = new ConsumerBuilder<Ignore, Ignore>(_cluster.CreateConsumerConfig(_group)).Build();
-        return reader.Committed(Enumerable.Range(0, partitions).Select(p => new TopicPartition(topic, p)), TimeSpan.FromSeconds(10))
-            .OrderBy(c => c.Partition.Value).Select(c => c.Offset.Value).ToArray();
     }
 
     [Fact]
@@ -175,7 +128,7 @@ public sealed class HostedConsumerParallelTests : IDisposable
     public async Task PoisonAndAFailingHandler_AreDeadLetteredInTheirPartitionsOrder_WhileTheOtherPartitionFlows()
     {
         Produce("mixed", 2, 20, (0, 3));
-        _cluster.CreateTopic("mixed.dlq", 1);
+        Cluster.CreateTopic("mixed.dlq", 1);
         var handled = new ConcurrentDictionary<int, ConcurrentQueue<long>>();
         (IHost host, _) = Start("mixed", (record, _) =>
         {
@@ -193,7 +146,7 @@ public sealed class HostedConsumerParallelTests : IDisposable
         });
 
         Wait.Until(() => handled.Values.Sum(q => q.Count) == 38, "the 38 good records handled", Deadline);
-        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), "mixed.dlq", Deadline);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "mixed.dlq", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
 
         Assert.Equal(Enumerable.Range(0, 20).Where(o => o is not (3 or 7)).Select(o => (long)o), handled[0]);
@@ -268,7 +221,7 @@ public sealed class HostedConsumerParallelTests : IDisposable
     public async Task PerKey_AFailedRecordHoldsBackOnlyItsKey_IsDeadLetteredInOrder_AndNoOffsetIsStoredPastIt()
     {
         Produce("key-failure", 1, 30, offset => "k" + (offset % 3), (0, 4));
-        _cluster.CreateTopic("key-failure.dlq", 1);
+        Cluster.CreateTopic("key-failure.dlq", 1);
         var handled = new ConcurrentQueue<(string Key, long Offset)>();
         var probe = new StoreProbe();
         using var othersDone = new ManualResetEventSlim();
@@ -295,7 +248,7 @@ public sealed class HostedConsumerParallelTests : IDisposable
         }, probe);
 
         Wait.Until(() => handled.Count == 28, "the 28 good records handled", Deadline);
-        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), "key-failure.dlq", Deadline);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "key-failure.dlq", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
 
         // k2's later records waited for its failed one, k1's for its poison record; k0 went past both.

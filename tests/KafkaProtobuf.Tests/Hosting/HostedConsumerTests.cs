@@ -25,36 +25,13 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// record and a failing handler in one partition, a slow handler cancelled at shutdown, and the health check's states.
 /// Every wait has a deadline; nothing asserts on time.
 /// </summary>
-public sealed class HostedConsumerTests : IDisposable
+public sealed class HostedConsumerTests() : HostedConsumerTestBase("hosted")
 {
-    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
-
-    private readonly EmbeddedKafkaCluster _cluster = StartCluster();
-    private readonly string _group = "hosted-" + Guid.NewGuid().ToString("N");
-    private readonly List<IHost> _hosts = [];
-
-    private static EmbeddedKafkaCluster StartCluster()
-    {
-        EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(1);
-        cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
-        return cluster;
-    }
-
-    public void Dispose()
-    {
-        foreach (IHost host in _hosts)
-        {
-            host.Dispose();
-        }
-
-        _cluster.Dispose();
-    }
-
     /// <summary>Good Device values numbered 0..count-1 on one partition, with poison values at the given sequence numbers.</summary>
     private void Produce(string topic, int count, params int[] poison)
     {
-        _cluster.CreateTopic(topic, 1);
-        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        Cluster.CreateTopic(topic, 1);
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
         for (int i = 0; i < count; i++)
         {
             byte[] value = poison.Contains(i) ? Encoding.UTF8.GetBytes("{\"not\":\"framed\"}") : GoodValue(i);
@@ -64,39 +41,15 @@ public sealed class HostedConsumerTests : IDisposable
         Assert.Equal(0, producer.Flush(Deadline));
     }
 
-    private IHost Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions>? configure = null, TimeSpan? shutdownTimeout = null)
-    {
-        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = shutdownTimeout ?? TimeSpan.FromSeconds(30));
-        builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
-        builder.Services
-            .AddKafkaProtobufConsumer<string, Device>("devices", options =>
-            {
-                options.Consumer = _cluster.CreateConsumerConfig(_group);
-                options.Consumer.EnableAutoCommit = null; // the hosted consumer owns offsets
-                options.Consumer.AutoCommitIntervalMs = 100;
-                options.Topics.Add(topic);
-                options.DeadLetterTopic = topic + ".dlq";
-                options.DeadLetterProducer = _cluster.CreateProducerConfig();
-                options.BackOff = TimeSpan.FromMilliseconds(50);
-                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
-                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(40);
-                configure?.Invoke(options);
-            })
-            .WithProtobufValues()
-            .Handle(handler);
-        IHost host = builder.Build();
-        _hosts.Add(host);
-        host.StartAsync().WaitAsync(Deadline).GetAwaiter().GetResult();
-        return host;
-    }
+    private IHost Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions>? configure = null, TimeSpan? shutdownTimeout = null) =>
+        StartHost("devices", topic, handler, configure, services =>
+        {
+            services.Configure<HostOptions>(o => o.ShutdownTimeout = shutdownTimeout ?? TimeSpan.FromSeconds(30));
+            services.AddHealthChecks().AddKafkaProtobufConsumers();
+        });
 
     /// <summary>What the group has committed on partition 0 of <paramref name="topic"/> (the next offset to read).</summary>
-    private long Committed(string topic)
-    {
-        using IConsumer<Ignore, Ignore> reader = new ConsumerBuilder<Ignore, Ignore>(_cluster.CreateConsumerConfig(_group)).Build();
-        return reader.Committed([new TopicPartition(topic, 0)], TimeSpan.FromSeconds(10)).Single().Offset.Value;
-    }
+    private long Committed(string topic) => Committed(topic, 1)[0];
 
     private static Task<HealthReport> Health(IHost host) => host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync();
 
@@ -126,7 +79,7 @@ public sealed class HostedConsumerTests : IDisposable
     public async Task AFailingHandler_IsRetriedThenDeadLetteredByteForByte_WithTheExceptionInHeaders_AndTheRestIsHandled()
     {
         Produce("payments", 10);
-        _cluster.CreateTopic("payments.dlq", 1);
+        Cluster.CreateTopic("payments.dlq", 1);
         var attempts = new ConcurrentDictionary<long, int>();
         var handled = new ConcurrentQueue<long>();
         IHost host = Start("payments", (record, _) =>
@@ -147,7 +100,7 @@ public sealed class HostedConsumerTests : IDisposable
         Assert.Equal(3, attempts[4]);
         Assert.Equal([0, 1, 2, 3, 5, 6, 7, 8, 9], handled);
         Assert.Equal(10, Committed("payments"));
-        ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(_cluster.CreateConsumerConfig(), "payments.dlq", Deadline));
+        ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(Cluster.CreateConsumerConfig(), "payments.dlq", Deadline));
         Assert.Equal(Encoding.UTF8.GetBytes("k4"), letter.Message.Key);
         Assert.Equal(GoodValue(4), letter.Message.Value);
         Assert.Equal([4], letter.Message.Headers.GetLastBytes("trace"));
@@ -161,7 +114,7 @@ public sealed class HostedConsumerTests : IDisposable
     public async Task APoisonRecordAndAFailingHandler_InOnePartition_AreBothDeadLettered_InOrder()
     {
         Produce("mixed", 8, poison: 2);
-        _cluster.CreateTopic("mixed.dlq", 1);
+        Cluster.CreateTopic("mixed.dlq", 1);
         var handled = new ConcurrentQueue<long>();
         IHost host = Start("mixed", (record, _) =>
         {
@@ -179,7 +132,7 @@ public sealed class HostedConsumerTests : IDisposable
 
         Assert.Equal([0, 1, 3, 4, 6, 7], handled);
         Assert.Equal(8, Committed("mixed"));
-        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), "mixed.dlq", Deadline);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "mixed.dlq", Deadline);
         Assert.Equal([2L, 5L], letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
         Assert.Equal(["value", "handler"], letters.Select(l => Header(l, DeadLetterHeaderNames.Component)));
         Assert.Equal(nameof(FrameErrorCode.UnknownMagicByte), Header(letters[0], DeadLetterHeaderNames.ErrorCode));

@@ -27,20 +27,17 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// a trace of its own; a poison record and a failing handler show as errors, their dead letters carrying the processing
 /// span's context on. The SDK listens process-wide, so spans are picked by this test's topic.
 /// </summary>
-public sealed class HostedConsumerTracingTests : IDisposable
+public sealed class HostedConsumerTracingTests : HostedConsumerTestBase
 {
-    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
     private static readonly ActivitySource Web = new("KafkaProtobuf.Tests.Web");
 
-    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(1);
     private readonly string _topic = "traced-" + Guid.NewGuid().ToString("N")[..8];
-    private readonly string _group = "traced-" + Guid.NewGuid().ToString("N");
     private readonly List<Activity> _exported = [];
     private readonly TracerProvider _tracing;
 
     public HostedConsumerTracingTests()
+        : base("traced")
     {
-        _cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
         _tracing = Sdk.CreateTracerProviderBuilder()
             .AddSource(KafkaProtobufConsumerTracing.ActivitySourceName, Web.Name)
             .SetSampler(new AlwaysOnSampler())
@@ -48,10 +45,14 @@ public sealed class HostedConsumerTracingTests : IDisposable
             .Build()!;
     }
 
-    public void Dispose()
+    protected override void Dispose(bool disposing)
     {
-        _tracing.Dispose();
-        _cluster.Dispose();
+        if (disposing)
+        {
+            _tracing.Dispose();
+        }
+
+        base.Dispose(disposing);
     }
 
     private List<Activity> Spans()
@@ -67,9 +68,9 @@ public sealed class HostedConsumerTracingTests : IDisposable
     [Fact]
     public async Task ARecordProducedInsideASpan_IsProcessedInASpanOfTheSameTrace_WithTheMessagingAttributes_AndOneWithoutHeadersStartsItsOwnTrace()
     {
-        _cluster.CreateTopic(_topic, 1);
+        Cluster.CreateTopic(_topic, 1);
         ActivityContext web;
-        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
         {
             using (Activity request = Web.StartActivity("POST /devices", ActivityKind.Server)!)
             {
@@ -100,7 +101,7 @@ public sealed class HostedConsumerTracingTests : IDisposable
         Assert.Equal("kafka", Tag(continued, "messaging.system"));
         Assert.Equal("process", Tag(continued, "messaging.operation.type"));
         Assert.Equal("0", Tag(continued, "messaging.destination.partition.id"));
-        Assert.Equal(_group, Tag(continued, "messaging.consumer.group.name"));
+        Assert.Equal(Group, Tag(continued, "messaging.consumer.group.name"));
         Assert.Equal(Device.Descriptor.FullName, Tag(continued, "kafkaprotobuf.message.type"));
         Assert.Equal(ActivityStatusCode.Unset, continued.Status);
         Assert.Equal((continued.TraceId, continued.SpanId), handledIn[0]);
@@ -114,9 +115,9 @@ public sealed class HostedConsumerTracingTests : IDisposable
     [Fact]
     public async Task APoisonRecordAndAFailingHandler_ShowAsErrors_AndTheirDeadLettersCarryTheSpanOn()
     {
-        _cluster.CreateTopic(_topic, 1);
-        _cluster.CreateTopic(_topic + ".dlq", 1);
-        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
+        Cluster.CreateTopic(_topic, 1);
+        Cluster.CreateTopic(_topic + ".dlq", 1);
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
         {
             producer.Produce(_topic, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = Encoding.UTF8.GetBytes("{\"not\":\"framed\"}") });
             producer.Produce(_topic, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = GoodValue(7) });
@@ -125,7 +126,7 @@ public sealed class HostedConsumerTracingTests : IDisposable
 
         using IHost host = Start((_, _) => throw new InvalidOperationException("the ledger is closed"), options => options.HandlerFailures.MaxAttempts = 2);
         Wait.Until(() => Spans().Count == 2, "two process spans", Deadline);
-        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), _topic + ".dlq", Deadline);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), _topic + ".dlq", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
 
         Activity poison = Spans().Single(s => Tag(s, "messaging.kafka.offset") == "0");
@@ -150,25 +151,6 @@ public sealed class HostedConsumerTracingTests : IDisposable
         }
     }
 
-    private IHost Start(Func<ConsumeResult<string, Device>, System.Threading.CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions>? configure = null)
-    {
-        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services
-            .AddKafkaProtobufConsumer<string, Device>("traced", options =>
-            {
-                options.Consumer = _cluster.CreateConsumerConfig(_group);
-                options.Consumer.EnableAutoCommit = null;
-                options.Topics.Add(_topic);
-                options.DeadLetterTopic = _topic + ".dlq";
-                options.DeadLetterProducer = _cluster.CreateProducerConfig();
-                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
-                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(40);
-                configure?.Invoke(options);
-            })
-            .WithProtobufValues()
-            .Handle(handler);
-        IHost host = builder.Build();
-        host.StartAsync().WaitAsync(Deadline).GetAwaiter().GetResult();
-        return host;
-    }
+    private IHost Start(Func<ConsumeResult<string, Device>, System.Threading.CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions>? configure = null) =>
+        StartHost("traced", _topic, handler, configure);
 }

@@ -1,0 +1,95 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Testing;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// What the hosted-consumer tests share: one embedded broker (no initial rebalance delay), a consumer group of the
+/// test's own, a host per consumer of string keys and <see cref="Device"/> values (auto-commit every 100 ms, a
+/// dead-letter topic, quick back-offs) disposed with the test, and the group's committed offsets.
+/// </summary>
+public abstract class HostedConsumerTestBase : IDisposable
+{
+    protected static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    private readonly List<IHost> _hosts = [];
+
+    protected HostedConsumerTestBase(string groupPrefix)
+    {
+        Cluster = EmbeddedKafkaCluster.Start(1);
+        Cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
+        Group = groupPrefix + "-" + Guid.NewGuid().ToString("N");
+    }
+
+    protected EmbeddedKafkaCluster Cluster { get; }
+
+    protected string Group { get; }
+
+    public void Dispose()
+    {
+        Dispose(true);
+        GC.SuppressFinalize(this);
+    }
+
+    protected virtual void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            foreach (IHost host in _hosts)
+            {
+                host.Dispose();
+            }
+
+            Cluster.Dispose();
+        }
+    }
+
+    /// <summary>Starts a host running one hosted consumer of <paramref name="topic"/>; <paramref name="services"/> adds what the test needs (health checks, a probe).</summary>
+    protected IHost StartHost(
+        string name,
+        string topic,
+        Func<ConsumeResult<string, Device>, CancellationToken, Task> handler,
+        Action<KafkaProtobufConsumerOptions>? configure = null,
+        Action<IServiceCollection>? services = null)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        services?.Invoke(builder.Services);
+        builder.Services
+            .AddKafkaProtobufConsumer<string, Device>(name, options =>
+            {
+                options.Consumer = Cluster.CreateConsumerConfig(Group);
+                options.Consumer.EnableAutoCommit = null; // the hosted consumer owns offsets
+                options.Consumer.AutoCommitIntervalMs = 100;
+                options.Topics.Add(topic);
+                options.DeadLetterTopic = topic + ".dlq";
+                options.DeadLetterProducer = Cluster.CreateProducerConfig();
+                options.BackOff = TimeSpan.FromMilliseconds(50);
+                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
+                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(40);
+                configure?.Invoke(options);
+            })
+            .WithProtobufValues()
+            .Handle(handler);
+        IHost host = builder.Build();
+        _hosts.Add(host);
+        host.StartAsync().WaitAsync(Deadline).GetAwaiter().GetResult();
+        return host;
+    }
+
+    /// <summary>What the group has committed on each partition of <paramref name="topic"/> (the next offset to read).</summary>
+    protected long[] Committed(string topic, int partitions)
+    {
+        using IConsumer<Ignore, Ignore> reader = new ConsumerBuilder<Ignore, Ignore>(Cluster.CreateConsumerConfig(Group)).Build();
+        return reader.Committed(Enumerable.Range(0, partitions).Select(p => new TopicPartition(topic, p)), TimeSpan.FromSeconds(10))
+            .OrderBy(c => c.Partition.Value).Select(c => c.Offset.Value).ToArray();
+    }
+}
