@@ -54,7 +54,7 @@ internal static class LoopComparison
     }
 
     /// <summary>The same in <see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(IServiceCollection, string, Action{KafkaProtobufConsumerOptions})"/>.</summary>
-    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentRecords, TimeSpan handlerDelay)
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentRecords, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition)
     {
         config.EnableAutoCommit = null;
         var window = new EndToEndWindow(records);
@@ -67,6 +67,7 @@ internal static class LoopComparison
                 options.DeadLetterTopic = topic + ".dlq";
                 options.DeadLetterProducer = new ProducerConfig { BootstrapServers = config.BootstrapServers };
                 options.MaxConcurrentRecords = maxConcurrentRecords;
+                options.HandlingOrder = order;
             })
             .WithProtobufValues()
             .Handle(handlerDelay == TimeSpan.Zero

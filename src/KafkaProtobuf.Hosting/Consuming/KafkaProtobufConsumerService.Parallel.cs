@@ -32,6 +32,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private PartitionLane<TKey, TValue>? _lastLane; // records come in runs of one partition: most lookups end here
     private int _deepestLane;
     private int _running;
+    private int _pausedLanes; // loop thread only: lanes paused for a full lane or a back-off (ResumeDue has nothing to do without one)
 
     /// <summary>The most records any partition's lane has held at once: what <see cref="KafkaProtobufConsumerOptions.MaxQueuedRecordsPerPartition"/> bounds.</summary>
     internal int DeepestLane => Volatile.Read(ref _deepestLane);
@@ -158,7 +159,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         if (depth >= _options.MaxQueuedRecordsPerPartition && !lane.PausedFull)
         {
             // librdkafka drops what it fetched past the last record consumed and resumes from there.
-            _consumer!.Pause([lane.Partition]);
+            Pause(lane);
             lane.PausedFull = true;
         }
     }
@@ -166,7 +167,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     /// <summary>The handler of a record whose partition has nothing else in hand, started on the loop thread (its sequence is marked running and a slot is taken).</summary>
     private bool StartInline(RecordSequence<TKey, TValue> sequence, ConsumeResult<TKey, TValue> record)
     {
-        Interlocked.Increment(ref _running);
         Activity? activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
         ValueTask<HandlerResult> handling = HandleUnder(activity, record);
         PartitionLane<TKey, TValue> lane = sequence.Lane;
@@ -176,6 +176,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             var item = new LaneItem<TKey, TValue>(sequence, lane.Generation, record, null, _keys.ToArray(), _values.ToArray()) { Activity = activity };
             lane.InOrder.Enqueue(item);
             Track(lane);
+            Interlocked.Increment(ref _running);
             _ = DrainAsync(sequence, item, handling);
             return true;
         }
@@ -187,7 +188,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             sequence.Running = false;
         }
 
-        Interlocked.Decrement(ref _running);
         using (activity)
         {
             // Every earlier record of the partition is concluded: this one is concluded as in sequential mode.
@@ -460,14 +460,30 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             }
         }
 
+        Pause(lane);
         lane.BackOffUntil = Stopwatch.GetTimestamp() + (long)(_options.BackOff.TotalSeconds * Stopwatch.Frequency);
         lane.ReadAgainFrom = record;
+    }
+
+    /// <summary>Pauses the partition's fetching, counting the lane among the paused unless it already was.</summary>
+    private void Pause(PartitionLane<TKey, TValue> lane)
+    {
+        if (!lane.PausedFull && lane.BackOffUntil is null)
+        {
+            _pausedLanes++;
+        }
+
         _consumer!.Pause([lane.Partition]);
     }
 
     /// <summary>Resumes paused partitions whose back-off, if any, is over and whose lane has room again (half of its bound), seeking back to a record to read again.</summary>
     private void ResumeDue()
     {
+        if (_pausedLanes == 0)
+        {
+            return;
+        }
+
         long now = Stopwatch.GetTimestamp();
         foreach (PartitionLane<TKey, TValue> lane in _lanes.Values)
         {
@@ -481,6 +497,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             lane.PausedFull = false;
             lane.BackOffUntil = null;
             lane.ReadAgainFrom = null;
+            _pausedLanes--;
             _consumer!.Resume([lane.Partition]);
             if (readAgain is not null)
             {
@@ -530,6 +547,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             {
                 // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
                 // stay paused with no lane left to resume it.
+                _pausedLanes--;
                 _consumer!.Resume([lane.Partition]);
             }
         }
