@@ -21,6 +21,8 @@ public sealed class FrameReader
     private const int SchemaIdLength = 4;
     private const int SchemaGuidLength = 16;
 
+    private readonly byte _pathForm;
+
     /// <summary>Creates a reader for the current format: zigzag message indexes, schema-id header before prefix.</summary>
     public FrameReader()
         : this(new FramingOptions())
@@ -89,6 +91,7 @@ public sealed class FrameReader
         MessageIndexEncoding = options.MessageIndexEncoding;
         MessageIndexPresence = options.MessageIndexPresence;
         MessageIndexOrder = options.MessageIndexOrder == MessageIndexOrder.InnermostFirst ? MessageIndexOrder.InnermostFirst : MessageIndexOrder.RootFirst;
+        _pathForm = MessageIndexPath.Form(MessageIndexEncoding, MessageIndexOrder == MessageIndexOrder.InnermostFirst);
     }
 
     /// <summary>A shared reader for the current format: zigzag message indexes, schema-id header before prefix.</summary>
@@ -280,7 +283,7 @@ public sealed class FrameReader
             return FrameErrorCode.None; // the payload follows the schema id
         }
 
-        MessageIndexEncoding encoding = MessageIndexEncoding;
+        byte form = _pathForm; // the encoding and the order in one value: one register through the loop
 
         FrameErrorCode code = Varint.TryRead(source, position, out uint rawCount, out int length);
         if (code != FrameErrorCode.None)
@@ -288,7 +291,7 @@ public sealed class FrameReader
             return code;
         }
 
-        int count = Varint.Decode(rawCount, encoding);
+        int count = Varint.Decode(rawCount, MessageIndexPath.EncodingOf(form));
         if (count < 0)
         {
             return FrameErrorCode.NegativeMessageIndexCount;
@@ -309,7 +312,7 @@ public sealed class FrameReader
                 return code;
             }
 
-            if (Varint.Decode(rawIndex, encoding) < 0)
+            if (Varint.Decode(rawIndex, MessageIndexPath.EncodingOf(form)) < 0)
             {
                 return FrameErrorCode.NegativeMessageIndex;
             }
@@ -317,7 +320,7 @@ public sealed class FrameReader
             position += length;
         }
 
-        path = new MessageIndexPath(source.Slice(indexesStart, position - indexesStart), count, encoding, MessageIndexOrder == MessageIndexOrder.InnermostFirst);
+        path = new MessageIndexPath(source.Slice(indexesStart, position - indexesStart), count, form);
         return FrameErrorCode.None;
     }
 }
