@@ -55,8 +55,9 @@ public sealed class KafkaProtobufConsumerOptions
     public HandlingOrder HandlingOrder { get; set; } = HandlingOrder.Partition;
 
     /// <summary>
-    /// Partition-parallel only: how many records of one partition may wait for its handler; when a partition has that
-    /// many, its fetching is paused until half of them are done, so memory stays bounded whatever the handler's speed.
+    /// Partition-parallel only: how many records of one partition may be taken and not yet done (waiting for or in a
+    /// handler, or finished before an earlier one); when a partition has that many, its fetching is paused until half
+    /// of them are done, so memory stays bounded whatever the handler's speed.
     /// Default 1,000: the half left when fetching resumes covers the wait for librdkafka's next fetch request (up to
     /// <c>fetch.wait.max.ms</c>), so a partition that was paused does not run dry.
     /// </summary>
