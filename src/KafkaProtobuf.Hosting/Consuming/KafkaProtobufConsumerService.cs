@@ -56,6 +56,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
 
     internal string Name => _registration.Name;
 
+    /// <summary>For tests' diagnostics: whether the loop thread is running, waiting or gone.</summary>
+    internal System.Threading.ThreadState? LoopThreadState => _thread?.ThreadState;
+
     /// <summary>The options the consumer starts with: configuration, then code, validated.</summary>
     internal KafkaProtobufConsumerOptions CreateOptions() => _registration.CreateOptions(_services);
 

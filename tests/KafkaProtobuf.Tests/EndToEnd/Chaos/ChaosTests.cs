@@ -495,7 +495,8 @@ public abstract class ChaosScenario : IDisposable
 
     private string State() =>
         $"step '{_log.Step}', distinct {_log.Distinct}, deliveries {_log.Deliveries}, allowance {Volatile.Read(ref _allowance)}, "
-        + $"Produce requests {_cluster.RequestCount(KafkaApi.Produce)}, Fetch requests {_cluster.RequestCount(KafkaApi.Fetch)}; "
+        + $"Produce requests {_cluster.RequestCount(KafkaApi.Produce)}, Fetch requests {_cluster.RequestCount(KafkaApi.Fetch)}, "
+        + $"thread pool {ThreadPool.ThreadCount} threads, {ThreadPool.PendingWorkItemCount} work items pending; "
         + string.Join("; ", _members.Select(m =>
             $"{m.Name}: good {m.Good.Count}, dead-lettered {m.DeadLettered.Count}, dead-letter failures {m.DeadLetterFailures.Count}, "
             + $"schema unavailable {m.SchemaUnavailable.Count}, errors [{string.Join(", ", m.Errors.Select(e => e.Error.Code).Distinct())}], "

@@ -25,6 +25,7 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     private readonly IHost _host;
     private readonly ConcurrentDictionary<int, int> _attempts = new();
     private volatile string _phase = "not started";
+    private long _lastDelivery;
     private bool _ended;
 
     public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords, HandlingOrder handlingOrder)
@@ -96,7 +97,7 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
         }
     }
 
-    public override string Phase => _phase;
+    public override string Phase => _phase + " (loop thread " + Service.LoopThreadState + ", last delivery " + (Environment.TickCount64 - Volatile.Read(ref _lastDelivery)) + " ms ago)";
 
     private Action<bool> Throttle { get; }
 
@@ -162,7 +163,11 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
 
     void IConsumerProbe.Revoked(string consumer, List<TopicPartitionOffset> partitions) => OnRevoked(partitions);
 
-    void IConsumerProbe.Delivered(string consumer, TopicPartitionOffset record) => Throttle(Log.Delivered(Name, record));
+    void IConsumerProbe.Delivered(string consumer, TopicPartitionOffset record)
+    {
+        Volatile.Write(ref _lastDelivery, Environment.TickCount64);
+        Throttle(Log.Delivered(Name, record));
+    }
 
     void IConsumerProbe.MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
     {
