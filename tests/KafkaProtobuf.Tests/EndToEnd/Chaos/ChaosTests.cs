@@ -24,7 +24,7 @@ namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
 /// <summary>
 /// The hosted consumer (or, with <c>KAFKAPROTOBUF_CHAOS_CONSUMER=loop</c>, the README's hand-written loop) under a
 /// scripted schedule of broker and registry faults: 100,000 records over 6 partitions, values resolved through a Schema
-/// Registry over HTTP with a new schema id every 1,000 records, 1% poison (every framing fault class and a bad payload,
+/// Registry over HTTP with a new schema id every 500 records of each partition, 1% poison (every framing fault class and a bad payload,
 /// in the value or the key), and a handler that fails once on one record in 500. Nothing may be lost, every poison record
 /// must reach the dead-letter topic byte for byte and nothing else may, and every record read twice must be explained by
 /// an offset that was not committed (<see cref="DeliveryLog.Explain"/>). The schedule comes from a seed, printed, and
@@ -35,7 +35,12 @@ public abstract class ChaosScenario : IDisposable
 {
     public const string SeedVariable = "KAFKAPROTOBUF_CHAOS_SEED";
     public const string ConsumerVariable = "KAFKAPROTOBUF_CHAOS_CONSUMER";
-    private const int Revisions = 100; // schema ids of the values, each for 1,000 records in sequence
+    // Schema ids of the values: each partition has its own run of them, a new one every 500 of its records, so a member
+    // that has read some partitions to the end has not met the ids still ahead in the others (with ids shared across
+    // partitions, a skewed member had them all cached and the registry outage had nothing left to meet).
+    private const int RecordsPerRevision = 500;
+    private const int RevisionsPerPartition = (RecordCount / PartitionCount / RecordsPerRevision) + 1;
+    private const int Revisions = RevisionsPerPartition * PartitionCount;
     private const int DefaultSeed = 20261123;
     private const int RecordCount = 100_000;
     private const int PartitionCount = 6;
@@ -307,8 +312,8 @@ public abstract class ChaosScenario : IDisposable
     }
 
     /// <summary>
-    /// Stops the registry until a record has met the outage (a schema id no member had resolved yet: one comes every
-    /// 1,000 records), keeps it down a while longer, and starts it again. Members must read such records again, never
+    /// Stops the registry until a record has met the outage (a schema id no member had resolved yet: each partition
+    /// brings one every 500 of its records), keeps it down a while longer, and starts it again. Members must read such records again, never
     /// dead-letter or skip them.
     /// </summary>
     private string RegistryOutage(FaultStep step)
@@ -422,7 +427,7 @@ public abstract class ChaosScenario : IDisposable
     /// <summary>A good value framed with its revision's schema id: Device at [1], its sequence number in the id.</summary>
     private static byte[] GoodValue(int sequence, List<int> ids)
     {
-        int id = ids[(int)((long)sequence * ids.Count / RecordCount)];
+        int id = ids[(sequence % PartitionCount * RevisionsPerPartition) + (sequence / PartitionCount / RecordsPerRevision)]; // records go round robin
         return [0, (byte)(id >> 24), (byte)(id >> 16), (byte)(id >> 8), (byte)id, 2, 2, .. new Device { Id = "device-" + sequence.ToString(CultureInfo.InvariantCulture) }.ToByteArray()];
     }
 
