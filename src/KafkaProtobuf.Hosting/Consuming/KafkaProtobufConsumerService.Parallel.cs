@@ -167,7 +167,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     /// <summary>The handler of a record whose partition has nothing else in hand, started on the loop thread (its sequence is marked running and a slot is taken).</summary>
     private bool StartInline(RecordSequence<TKey, TValue> sequence, ConsumeResult<TKey, TValue> record)
     {
-        Activity? activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
+        Activity? activity = _tracing.Start(record);
         ValueTask<HandlerResult> handling = HandleUnder(activity, record);
         PartitionLane<TKey, TValue> lane = sequence.Lane;
         if (!handling.IsCompleted)
@@ -315,7 +315,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private ValueTask<HandlerResult> HandleInLaneAsync(LaneItem<TKey, TValue> item)
     {
         ConsumeResult<TKey, TValue> record = item.Record!;
-        item.Activity = _tracing.Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
+        item.Activity = _tracing.Start(record);
         return HandleUnder(item.Activity, record);
     }
 
@@ -374,8 +374,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             Activity? previous = Activity.Current;
             if (item.Poison is { } poison)
             {
-                using Activity? activity = _tracing.Start(poison.ConsumerRecord.Topic, poison.ConsumerRecord.Partition, poison.ConsumerRecord.Offset, poison.ConsumerRecord.Message?.Headers, null);
-                ConsumerTracing.Failed(activity, poison.InnerException ?? poison);
+                using Activity? activity = _tracing.StartPoison(poison);
                 next = DeadLetterPoison(poison, activity);
             }
             else

@@ -169,9 +169,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
 
                 if (taken == Taken.Poison)
                 {
-                    using Activity? activity = _tracing.Start(unread!.ConsumerRecord.Topic, unread.ConsumerRecord.Partition, unread.ConsumerRecord.Offset, unread.ConsumerRecord.Message?.Headers, null);
-                    ConsumerTracing.Failed(activity, unread.InnerException ?? unread);
-                    if (!Then(DeadLetterPoison(unread, activity)))
+                    using Activity? activity = _tracing.StartPoison(unread!);
+                    if (!Then(DeadLetterPoison(unread!, activity)))
                     {
                         break;
                     }
@@ -185,8 +184,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
                 }
                 else if (taken == Taken.Record)
                 {
-                    using Activity? activity = _tracing.Start(result!.Topic, result.Partition, result.Offset, result.Message.Headers, result.Message.Value);
-                    if (!Then(Handle(result, activity)))
+                    using Activity? activity = _tracing.Start(result!);
+                    if (!Then(Handle(result!, activity)))
                     {
                         break;
                     }

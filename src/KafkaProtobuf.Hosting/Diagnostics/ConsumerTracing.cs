@@ -15,6 +15,19 @@ internal sealed class ConsumerTracing(string consumer, string? group)
 {
     internal static readonly ActivitySource Source = new(KafkaProtobufConsumerTracing.ActivitySourceName, typeof(ConsumerTracing).Assembly.GetName().Version?.ToString());
 
+    /// <summary>Starts the span of a consumed record; see <see cref="Start(string, Partition, Offset, Headers?, object?)"/>.</summary>
+    public Activity? Start<TKey, TValue>(ConsumeResult<TKey, TValue> record) =>
+        Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
+
+    /// <summary>Starts the span of a record that could not be deserialized, already marked failed with the reason.</summary>
+    public Activity? StartPoison(ConsumeException poison)
+    {
+        ConsumeResult<byte[], byte[]> record = poison.ConsumerRecord;
+        Activity? activity = Start(record.Topic, record.Partition, record.Offset, record.Message?.Headers, null);
+        Failed(activity, poison.InnerException ?? poison);
+        return activity;
+    }
+
     /// <summary>Starts the span of a record (it becomes <see cref="Activity.Current"/>); null without a listener.</summary>
     /// <remarks>The position comes in parts: a <c>ConsumeResult</c>'s <c>TopicPartitionOffset</c> is a new object each time it is read.</remarks>
     public Activity? Start(string topic, Partition partition, Offset offset, Headers? headers, object? value)
