@@ -57,30 +57,35 @@ internal static class ConsumerConfiguration
         options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
         options.MaxQueuedRecordsPerPartition = IntOr(section, "MaxQueuedRecordsPerPartition", options.MaxQueuedRecordsPerPartition);
         options.RevokeTimeout = TimeSpanOr(section, "RevokeTimeout", options.RevokeTimeout);
-        if (section["HandlingOrder"] is { } order)
-        {
-            options.HandlingOrder = order.Trim() switch
-            {
-                nameof(HandlingOrder.Partition) => HandlingOrder.Partition,
-                nameof(HandlingOrder.Key) => HandlingOrder.Key,
-                _ => throw Invalid(section, "HandlingOrder", order, "Partition or Key"),
-            };
-        }
+        options.HandlingOrder = OneOf(section, "HandlingOrder", options.HandlingOrder, HandlingOrder.Partition, HandlingOrder.Key);
 
         IConfigurationSection failures = section.GetSection("HandlerFailures");
         options.HandlerFailures.MaxAttempts = IntOr(failures, "MaxAttempts", options.HandlerFailures.MaxAttempts);
 
         options.HandlerFailures.InitialBackOff = TimeSpanOr(failures, "InitialBackOff", options.HandlerFailures.InitialBackOff);
         options.HandlerFailures.MaxBackOff = TimeSpanOr(failures, "MaxBackOff", options.HandlerFailures.MaxBackOff);
-        if (failures["WhenAttemptsRunOut"] is { } when)
+        options.HandlerFailures.WhenAttemptsRunOut = OneOf(
+            failures, "WhenAttemptsRunOut", options.HandlerFailures.WhenAttemptsRunOut, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer);
+    }
+
+    /// <summary>An enum setting by name, among the values allowed there (not every member is: <c>Retry</c> is no answer to running out of attempts).</summary>
+    private static T OneOf<T>(IConfiguration section, string key, T fallback, params T[] allowed)
+        where T : struct, Enum
+    {
+        if (section[key] is not { } text)
         {
-            options.HandlerFailures.WhenAttemptsRunOut = when.Trim() switch
-            {
-                nameof(HandlerFailureAction.DeadLetter) => HandlerFailureAction.DeadLetter,
-                nameof(HandlerFailureAction.StopConsumer) => HandlerFailureAction.StopConsumer,
-                _ => throw Invalid(failures, "WhenAttemptsRunOut", when, "DeadLetter or StopConsumer"),
-            };
+            return fallback;
         }
+
+        foreach (T value in allowed)
+        {
+            if (string.Equals(text.Trim(), value.ToString(), StringComparison.Ordinal))
+            {
+                return value;
+            }
+        }
+
+        throw Invalid(section, key, text, string.Join(" or ", allowed));
     }
 
     private static int IntOr(IConfiguration section, string key, int fallback) =>

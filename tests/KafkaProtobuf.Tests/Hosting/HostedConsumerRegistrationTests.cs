@@ -71,6 +71,7 @@ public sealed class HostedConsumerRegistrationTests
     [InlineData("HandlerFailures:MaxAttempts", "many", "Kafka:Devices:HandlerFailures:MaxAttempts is 'many'")]
     [InlineData("BackOff", "soon", "Kafka:Devices:BackOff is 'soon'")]
     [InlineData("HandlingOrder", "Offset", "Kafka:Devices:HandlingOrder is 'Offset'")]
+    [InlineData("HandlingOrder", "key", "expected Partition or Key")]
     [InlineData("HandlerFailures:WhenAttemptsRunOut", "Retry", "expected DeadLetter or StopConsumer")]
     public void ABadSetting_IsNamedWithItsPath(string key, string value, string expected)
     {
