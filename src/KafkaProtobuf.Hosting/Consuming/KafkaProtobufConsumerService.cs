@@ -289,7 +289,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     /// </summary>
     private ValueTask<HandlerResult> HandleAsync(ConsumeResult<TKey, TValue> record, Activity? activity)
     {
-        long started = Stopwatch.GetTimestamp();
+        long started = KafkaProtobufConsumerMetrics.HandlerStarting();
         Task first;
         try
         {
@@ -302,7 +302,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
 
         if (first.Status == TaskStatus.RanToCompletion)
         {
-            KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: true);
+            KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: true);
             return default;
         }
 
@@ -315,7 +315,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         HandlerFailureOptions failures = _options.HandlerFailures;
         for (int attempt = 1; ; attempt++)
         {
-            long started = attempt == 1 ? firstStarted : Stopwatch.GetTimestamp();
+            long started = attempt == 1 ? firstStarted : KafkaProtobufConsumerMetrics.HandlerStarting();
             try
             {
                 Task handling = attempt == 1 ? first : RunHandler(record);
@@ -325,19 +325,19 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
                 }
 
                 handling.GetAwaiter().GetResult(); // a synchronous failure throws here
-                KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: true);
+                KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: true);
                 return default;
             }
             catch (OperationCanceledException e) when (_abortHandler.IsCancellationRequested)
             {
-                KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: false);
+                KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: false);
                 ConsumerTracing.Failed(activity, e);
                 ConsumerLog.HandlerCancelled(_logger, Name, Describe(record.TopicPartitionOffset));
                 return new HandlerResult(HandlerOutcome.Cancelled, e);
             }
             catch (Exception e)
             {
-                KafkaProtobufConsumerMetrics.HandlerRan(_tag, Seconds(started), completed: false);
+                KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: false);
                 _status.HandlerFailed(attempt);
                 HandlerFailureAction action = failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
                 if (action == HandlerFailureAction.Retry && attempt >= failures.MaxAttempts)
@@ -572,8 +572,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             ConsumerLog.CloseFailed(_logger, Name, e);
         }
     }
-
-    private static double Seconds(long started) => (Stopwatch.GetTimestamp() - started) / (double)Stopwatch.Frequency;
 
     private static string Describe(TopicPartitionOffset position) =>
         position.Topic + " [" + position.Partition.Value.ToString(CultureInfo.InvariantCulture) + "] @" + position.Offset.Value.ToString(CultureInfo.InvariantCulture);

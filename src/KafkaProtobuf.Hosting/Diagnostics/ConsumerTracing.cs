@@ -17,7 +17,7 @@ internal sealed class ConsumerTracing(string consumer, string? group)
 
     /// <summary>Starts the span of a consumed record; see <see cref="Start(string, Partition, Offset, Headers?, object?)"/>.</summary>
     public Activity? Start<TKey, TValue>(ConsumeResult<TKey, TValue> record) =>
-        Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value);
+        Source.HasListeners() ? Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value) : null;
 
     /// <summary>Starts the span of a record that could not be deserialized, already marked failed with the reason.</summary>
     public Activity? StartPoison(ConsumeException poison)

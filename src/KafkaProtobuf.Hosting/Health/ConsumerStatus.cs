@@ -44,10 +44,18 @@ internal sealed class ConsumerStatus(string name)
     public void SchemaWasUnavailable() => Volatile.Write(ref _schemaUnavailable, 1);
 
     /// <summary>A record was handled or dead-lettered: nothing is failing now.</summary>
+    /// <remarks>Read before written: every record passes here, often from several lanes, and writing an unchanged value would still take the cache line from the others.</remarks>
     public void RecordDone()
     {
-        Volatile.Write(ref _failedAttempts, 0);
-        Volatile.Write(ref _schemaUnavailable, 0);
+        if (Volatile.Read(ref _failedAttempts) != 0)
+        {
+            Volatile.Write(ref _failedAttempts, 0);
+        }
+
+        if (Volatile.Read(ref _schemaUnavailable) != 0)
+        {
+            Volatile.Write(ref _schemaUnavailable, 0);
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Diagnostics.Metrics;
 using System.Linq;
 using System.Text;
 using System.Threading;
@@ -22,7 +23,8 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// <summary>
 /// The hosted consumer on the embedded cluster, in a generic host: the offset rule (a new member re-reads nothing that
 /// was handled, nothing past a record that was not), handler failures retried then dead-lettered or stopping, a poison
-/// record and a failing handler in one partition, a slow handler cancelled at shutdown, and the health check's states.
+/// record and a failing handler in one partition, a slow handler cancelled at shutdown, the health check's states, and
+/// the consumer's metrics.
 /// Every wait has a deadline; nothing asserts on time.
 /// </summary>
 public sealed class HostedConsumerTests() : HostedConsumerTestBase("hosted")
@@ -234,6 +236,73 @@ public sealed class HostedConsumerTests() : HostedConsumerTestBase("hosted")
         Assert.Equal(HealthStatus.Degraded, degraded.Status);
         Assert.Contains("handler has failed", degraded.Entries["kafkaprotobuf-consumers"].Description ?? string.Empty, StringComparison.Ordinal);
         Assert.Equal(HealthStatus.Healthy, healthy.Status);
+    }
+
+    [Fact]
+    public async Task Metrics_CountHandledRecords_EachHandlerRunsDuration_RetriesAndDeadLettersByReason()
+    {
+        Produce("metered", 10, 2); // record 2 is poison
+        Cluster.CreateTopic("metered.dlq", 1);
+        var measurements = new ConcurrentQueue<(string Instrument, double Value, string? Reason)>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == KafkaProtobuf.Diagnostics.KafkaProtobufMetrics.MeterName && instrument.Name.StartsWith("kafkaprotobuf.consumer.", StringComparison.Ordinal))
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.Start(); // before the host: the handler's duration is timed only while someone listens
+
+        int failuresOf4 = 0;
+        IHost host = StartHost("metered", "metered", (record, _) =>
+        {
+            if (record.Offset.Value == 7 || (record.Offset.Value == 4 && Interlocked.Increment(ref failuresOf4) <= 2))
+            {
+                throw new TimeoutException("not now");
+            }
+
+            return Task.CompletedTask;
+        }, options => options.HandlerFailures.MaxAttempts = 3);
+
+        Wait.Until(() => Sum(KafkaProtobufConsumerMetrics.RecordsHandled) == 8 && Sum(KafkaProtobufConsumerMetrics.RecordsDeadLettered) == 2, "8 records handled and 2 dead-lettered", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        // Handled: all but the poison record (2) and the one whose handler always fails (7).
+        Assert.Equal(8, Sum(KafkaProtobufConsumerMetrics.RecordsHandled));
+
+        // A duration for every run: 8 that completed, 2 failures of record 4, 3 of record 7.
+        double[] durations = [.. Of(KafkaProtobufConsumerMetrics.HandlerDuration)];
+        Assert.Equal(13, durations.Length);
+        Assert.All(durations, d => Assert.True(d >= 0 && double.IsFinite(d), $"a duration of {d} s"));
+
+        // Retried: record 4 twice (then it completed), record 7 twice (its third failure ran out of attempts).
+        Assert.Equal(4, Sum(KafkaProtobufConsumerMetrics.HandlerRetries));
+        Assert.Equal(["deserialization", "handler"], measurements.Where(m => m.Instrument == KafkaProtobufConsumerMetrics.RecordsDeadLettered).Select(m => m.Reason).Order());
+
+        void Add(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            string? consumer = null;
+            string? reason = null;
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                consumer = tag.Key == KafkaProtobufConsumerMetrics.ConsumerTag ? tag.Value as string : consumer;
+                reason = tag.Key == KafkaProtobufConsumerMetrics.ReasonTag ? tag.Value as string : reason;
+            }
+
+            if (consumer == "metered")
+            {
+                measurements.Enqueue((instrument.Name, value, reason));
+            }
+        }
+
+        IEnumerable<double> Of(string instrument) => measurements.Where(m => m.Instrument == instrument).Select(m => m.Value);
+
+        double Sum(string instrument) => Of(instrument).Sum();
     }
 
     private static string Header(ConsumeResult<byte[], byte[]> letter, string name) => Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(name));
