@@ -56,8 +56,8 @@ public static class EndToEnd
             }
 
             modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay))));
-            modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay))));
-            modes.Add(($"hosted consumer, partition-parallel per key ({PerKeyAtOnce} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, PerKeyAtOnce, delay, HandlingOrder.Key))));
+            modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay), sequential: false)));
+            modes.Add(($"hosted consumer, partition-parallel per key ({PerKeyAtOnce} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, PerKeyAtOnce, delay, HandlingOrder.Key), sequential: false)));
         }
         else
         {
@@ -96,9 +96,27 @@ public static class EndToEnd
         foreach ((string name, List<Sample> list) in samples)
         {
             Sample median = list.OrderBy(s => s.RecordsPerSecond).ElementAt(list.Count / 2);
-            TimeSpan cpu = list.Select(s => s.CpuPerRecord).Order().ElementAt(list.Count / 2);
-            string each = string.Join(", ", list.Select(s => Micros(s.CpuPerRecord)));
+            double cpu = list.Select(s => s.CpuNanosecondsPerRecord).Order().ElementAt(list.Count / 2);
+            string each = string.Join(", ", list.Select(s => Micros(s.CpuNanosecondsPerRecord)));
             Console.WriteLine($"| {name} | {median.RecordsPerSecond:N0} | {median.Gen0Collections} | {median.AllocatedPerRecord:N0} B | {Micros(cpu)} µs | {each} |");
+        }
+
+        // Paired: each mode's CPU per record over the first mode's in the same round (run one after the other, so both
+        // met the same neighbours on the machine), then the median of those ratios.
+        (string first, List<Sample> baseline) = (modes[0].Name, samples[modes[0].Name]);
+        Console.WriteLine();
+        foreach ((string name, List<Sample> list) in samples.Skip(1))
+        {
+            PrintRatios($"{name} / {first}, process CPU", [.. list.Select((s, round) => s.CpuNanosecondsPerRecord / baseline[round].CpuNanosecondsPerRecord)]);
+            PrintRatios($"{name} / {first}, loop thread CPU", [.. list.Select((s, round) => s.LoopThreadCpuNanosecondsPerRecord / baseline[round].LoopThreadCpuNanosecondsPerRecord)]);
+        }
+
+        // The sequential loops' own threads (the same thread takes and handles each record there).
+        Console.WriteLine();
+        foreach ((string name, List<Sample> list) in samples.Where(s => s.Value.All(x => !double.IsNaN(x.LoopThreadCpuNanosecondsPerRecord))))
+        {
+            double median = list.Select(s => s.LoopThreadCpuNanosecondsPerRecord).Order().ElementAt(list.Count / 2);
+            Console.WriteLine($"{name}, loop thread CPU / record: median {Micros(median)} µs ({string.Join(", ", list.Select(s => Micros(s.LoopThreadCpuNanosecondsPerRecord)))})");
         }
     }
 
@@ -164,7 +182,7 @@ public static class EndToEnd
             GC.WaitForPendingFinalizers();
             int gen0 = GC.CollectionCount(0);
             long allocated = GC.GetTotalAllocatedBytes(precise: true);
-            TimeSpan cpu = Process.GetCurrentProcess().TotalProcessorTime;
+            long cpu = CpuClock.ProcessNanoseconds();
             var clock = Stopwatch.StartNew();
             int consumed = 0;
             long checksum = 0;
@@ -177,21 +195,34 @@ public static class EndToEnd
             }
 
             clock.Stop();
-            TimeSpan cpuUsed = Process.GetCurrentProcess().TotalProcessorTime - cpu;
+            long cpuUsed = CpuClock.ProcessNanoseconds() - cpu;
             GC.KeepAlive(checksum);
             return new Sample(
                 records / clock.Elapsed.TotalSeconds,
                 GC.CollectionCount(0) - gen0,
                 (GC.GetTotalAllocatedBytes(precise: true) - allocated) / (double)records,
-                cpuUsed / records);
+                cpuUsed / (double)records);
         }
     }
 
-    private static string Micros(TimeSpan perRecord) => (perRecord.TotalMilliseconds * 1e3).ToString("N2", CultureInfo.InvariantCulture);
-
-    private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, TimeSpan CpuPerRecord)
+    private static void PrintRatios(string what, double[] ratios)
     {
-        public static Sample Of(EndToEndWindow window) => new(window.RecordsPerSecond, window.Gen0Collections, window.AllocatedPerRecord, window.CpuPerRecord);
+        if (ratios.Any(double.IsNaN))
+        {
+            return; // a mode whose records are handled on several threads has no one loop thread
+        }
+
+        double median = ratios.Order().ElementAt(ratios.Length / 2);
+        Console.WriteLine($"{what}: median {median:F3} ({string.Join(", ", ratios.Select(r => r.ToString("F2", CultureInfo.InvariantCulture)))})");
+    }
+
+    private static string Micros(double nanoseconds) => (nanoseconds / 1e3).ToString("N3", CultureInfo.InvariantCulture);
+
+    private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, double CpuNanosecondsPerRecord, double LoopThreadCpuNanosecondsPerRecord = double.NaN)
+    {
+        /// <summary>A loop's window; <paramref name="sequential"/>: the loop's thread did all its work (not so in partition-parallel modes).</summary>
+        public static Sample Of(EndToEndWindow window, bool sequential = true) =>
+            new(window.RecordsPerSecond, window.Gen0Collections, window.AllocatedPerRecord, window.CpuNanosecondsPerRecord, sequential ? window.LoopThreadCpuNanosecondsPerRecord : double.NaN);
     }
 
     private sealed class Broker : IDisposable
