@@ -55,7 +55,7 @@ public static class EndToEnd
                 modes.Add(("recommended loop, hand-written", (config, n) => Sample.Of(LoopComparison.HandWritten(config, Topic, n))));
             }
 
-            modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay))));
+            modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay), sequential: delay == TimeSpan.Zero)));
             modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay), sequential: false)));
             modes.Add(($"hosted consumer, partition-parallel per key ({PerKeyAtOnce} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, PerKeyAtOnce, delay, HandlingOrder.Key), sequential: false)));
         }
@@ -220,7 +220,7 @@ public static class EndToEnd
 
     private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, double CpuNanosecondsPerRecord, double LoopThreadCpuNanosecondsPerRecord = double.NaN)
     {
-        /// <summary>A loop's window; <paramref name="sequential"/>: the loop's thread did all its work (not so in partition-parallel modes).</summary>
+        /// <summary>A loop's window; <paramref name="sequential"/>: the loop's thread did all its work (not so in partition-parallel modes, nor with a handler that awaits: it goes on on the thread pool).</summary>
         public static Sample Of(EndToEndWindow window, bool sequential = true) =>
             new(window.RecordsPerSecond, window.Gen0Collections, window.AllocatedPerRecord, window.CpuNanosecondsPerRecord, sequential ? window.LoopThreadCpuNanosecondsPerRecord : double.NaN);
     }
