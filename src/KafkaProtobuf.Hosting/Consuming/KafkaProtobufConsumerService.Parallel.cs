@@ -467,7 +467,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     /// <summary>Pauses the partition's fetching, counting the lane among the paused unless it already was.</summary>
     private void Pause(PartitionLane<TKey, TValue> lane)
     {
-        if (!lane.PausedFull && lane.BackOffUntil is null)
+        if (!lane.Paused)
         {
             _pausedLanes++;
         }
@@ -486,8 +486,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         long now = Stopwatch.GetTimestamp();
         foreach (PartitionLane<TKey, TValue> lane in _lanes.Values)
         {
-            bool paused = lane.PausedFull || lane.BackOffUntil is not null;
-            if (!paused || lane.BackOffUntil > now || lane.InOrder.Count > _options.MaxQueuedRecordsPerPartition / 2)
+            if (!lane.Paused || lane.BackOffUntil > now || lane.InOrder.Count > _options.MaxQueuedRecordsPerPartition / 2)
             {
                 continue;
             }
@@ -542,7 +541,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 }
             }
 
-            if (lane.PausedFull || lane.BackOffUntil is not null)
+            if (lane.Paused)
             {
                 // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
                 // stay paused with no lane left to resume it.

@@ -33,6 +33,9 @@ internal sealed class PartitionLane<TKey, TValue>(TopicPartition partition, int 
     /// <summary>Loop thread only: fetching paused until then (a <see cref="System.Diagnostics.Stopwatch"/> timestamp), after an unavailable schema or a failed dead letter.</summary>
     public long? BackOffUntil { get; set; }
 
+    /// <summary>Loop thread only: fetching is paused, for a full lane or a back-off.</summary>
+    public bool Paused => PausedFull || BackOffUntil is not null;
+
     /// <summary>Loop thread only: where the partition resumes after its back-off.</summary>
     public TopicPartitionOffset? ReadAgainFrom { get; set; }
 
