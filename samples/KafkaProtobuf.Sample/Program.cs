@@ -107,7 +107,7 @@ builder.Services
         options.DeadLetterProducer = producerConfig;
     })
     .WithProtobufKeys()
-    .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+    .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
     .HandleWith<OrderHandler>();
 builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
 

@@ -9,10 +9,10 @@ namespace KafkaProtobuf.Hosting;
 /// <summary>
 /// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section, without reflection (trim- and
 /// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
-/// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>BackOff</c>,
-/// <c>StopApplicationOnFailure</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
-/// and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>InitialBackOff</c>,
-/// <c>MaxBackOff</c>, <c>WhenAttemptsRunOut</c>).
+/// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>ReadAgainDelay</c>,
+/// <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
+/// and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>RetryBackoff</c>,
+/// <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>).
 /// </summary>
 internal static class ConsumerConfiguration
 {
@@ -48,12 +48,13 @@ internal static class ConsumerConfiguration
         }
 
         options.DeadLetterTimeout = TimeSpanOr(section, "DeadLetterTimeout", options.DeadLetterTimeout);
-        options.BackOff = TimeSpanOr(section, "BackOff", options.BackOff);
+        options.ReadAgainDelay = TimeSpanOr(section, "ReadAgainDelay", options.ReadAgainDelay);
         if (section["StopApplicationOnFailure"] is { } stop)
         {
             options.StopApplicationOnFailure = bool.TryParse(stop, out bool value) ? value : throw Invalid(section, "StopApplicationOnFailure", stop, "true or false");
         }
 
+        options.FailureExitCode = IntOr(section, "FailureExitCode", options.FailureExitCode);
         options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
         options.MaxQueuedRecordsPerPartition = IntOr(section, "MaxQueuedRecordsPerPartition", options.MaxQueuedRecordsPerPartition);
         options.RevokeTimeout = TimeSpanOr(section, "RevokeTimeout", options.RevokeTimeout);
@@ -62,8 +63,8 @@ internal static class ConsumerConfiguration
         IConfigurationSection failures = section.GetSection("HandlerFailures");
         options.HandlerFailures.MaxAttempts = IntOr(failures, "MaxAttempts", options.HandlerFailures.MaxAttempts);
 
-        options.HandlerFailures.InitialBackOff = TimeSpanOr(failures, "InitialBackOff", options.HandlerFailures.InitialBackOff);
-        options.HandlerFailures.MaxBackOff = TimeSpanOr(failures, "MaxBackOff", options.HandlerFailures.MaxBackOff);
+        options.HandlerFailures.RetryBackoff = TimeSpanOr(failures, "RetryBackoff", options.HandlerFailures.RetryBackoff);
+        options.HandlerFailures.MaxRetryBackoff = TimeSpanOr(failures, "MaxRetryBackoff", options.HandlerFailures.MaxRetryBackoff);
         options.HandlerFailures.WhenAttemptsRunOut = OneOf(
             failures, "WhenAttemptsRunOut", options.HandlerFailures.WhenAttemptsRunOut, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer);
     }

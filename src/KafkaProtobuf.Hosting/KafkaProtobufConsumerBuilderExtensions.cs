@@ -28,6 +28,20 @@ public static class KafkaProtobufConsumerBuilderExtensions
 
     /// <summary>
     /// Values of one generated type, each record checked by name in its writer's schema from a source the services
+    /// provide (e.g. a <c>RegistryClient</c> registered as a singleton) to be written as <typeparamref name="TValue"/>; the
+    /// deserializer's other options at their defaults.
+    /// </summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The value type.</typeparam>
+    /// <param name="builder">The consumer's builder.</param>
+    /// <param name="source">Gives the writer's schema source.</param>
+    /// <returns>The builder.</returns>
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source)
+        where TValue : class, IMessage<TValue>, new() =>
+        WithProtobufValues(builder, source, null);
+
+    /// <summary>
+    /// Values of one generated type, each record checked by name in its writer's schema from a source the services
     /// provide (e.g. a <c>RegistryClient</c> registered as a singleton) to be written as <typeparamref name="TValue"/>
     /// (<see cref="FramedDeserializerOptions.VerifyWriterType"/>). While the source cannot answer, records are read again
     /// after a back-off, never dead-lettered.
@@ -36,7 +50,7 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <typeparam name="TValue">The generated message type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="source">Gives the writer's schema source.</param>
-    /// <param name="configure">Sets the deserializer's other options, or <see langword="null"/>.</param>
+    /// <param name="configure">Sets the deserializer's other options; optional.</param>
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(
         this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, Action<FramedDeserializerOptions>? configure)
@@ -53,6 +67,15 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(this KafkaProtobufConsumerBuilder<TKey, IMessage> builder, params FileDescriptor[] files) =>
         Builder(builder).WithValueDeserializer(_ => new MultiTypeProtobufDeserializer(files, null));
+
+    /// <summary>Values of several types, read by name in the writer's schema from a source the services provide (e.g. a <c>RegistryClient</c> registered as a singleton).</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <param name="builder">The consumer's builder.</param>
+    /// <param name="source">Gives the writer's schema source, or <see langword="null"/> for none.</param>
+    /// <param name="files">The generated files whose message types are read.</param>
+    /// <returns>The builder.</returns>
+    public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(this KafkaProtobufConsumerBuilder<TKey, IMessage> builder, Func<IServiceProvider, ISchemaFileSource?> source, params FileDescriptor[] files) =>
+        WithProtobufValues(builder, source, null, files);
 
     /// <summary>
     /// Values of several types, read by name in the writer's schema from a source the services provide (e.g. a
@@ -91,6 +114,20 @@ public static class KafkaProtobufConsumerBuilderExtensions
         Builder(builder).WithKeyDeserializer(_ => new FramedProtobufDeserializer<TKey>(options));
 
     /// <summary>
+    /// Keys of one generated type, each record checked by name in its writer's schema from a source the services
+    /// provide (e.g. a <c>RegistryClient</c> registered as a singleton) to be written as <typeparamref name="TKey"/>; the
+    /// deserializer's other options at their defaults.
+    /// </summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The value type.</typeparam>
+    /// <param name="builder">The consumer's builder.</param>
+    /// <param name="source">Gives the writer's schema source.</param>
+    /// <returns>The builder.</returns>
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source)
+        where TKey : class, IMessage<TKey>, new() =>
+        WithProtobufKeys(builder, source, null);
+
+    /// <summary>
     /// Keys of one generated type, each checked by name in its writer's schema from a source the services provide (e.g.
     /// a <c>RegistryClient</c>; Confluent's serializers register keys under <c>{topic}-key</c>) to be written as
     /// <typeparamref name="TKey"/>. The schema id may be in the key's prefix or in the <c>__key_schema_id</c> header.
@@ -99,7 +136,7 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <typeparam name="TValue">The value type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="source">Gives the writer's schema source.</param>
-    /// <param name="configure">Sets the deserializer's other options, or <see langword="null"/>.</param>
+    /// <param name="configure">Sets the deserializer's other options; optional.</param>
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(
         this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, Action<FramedDeserializerOptions>? configure)
@@ -108,6 +145,15 @@ public static class KafkaProtobufConsumerBuilderExtensions
         Source(source);
         return Builder(builder).WithKeyDeserializer(services => new FramedProtobufDeserializer<TKey>(TypedOptions(services, source, configure)));
     }
+
+    /// <summary>Keys of several types, read by name in the writer's schema from a source the services provide (e.g. a <c>RegistryClient</c> registered as a singleton).</summary>
+    /// <typeparam name="TValue">The value type.</typeparam>
+    /// <param name="builder">The consumer's builder.</param>
+    /// <param name="source">Gives the writer's schema source, or <see langword="null"/> for none.</param>
+    /// <param name="files">The generated files whose message types are read.</param>
+    /// <returns>The builder.</returns>
+    public static KafkaProtobufConsumerBuilder<IMessage, TValue> WithProtobufKeys<TValue>(this KafkaProtobufConsumerBuilder<IMessage, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, params FileDescriptor[] files) =>
+        WithProtobufKeys(builder, source, null, files);
 
     /// <summary>Keys of several types, read by name in the writer's schema from a source the services provide.</summary>
     /// <typeparam name="TValue">The value type.</typeparam>

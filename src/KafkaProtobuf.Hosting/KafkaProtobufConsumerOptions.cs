@@ -29,16 +29,25 @@ public sealed class KafkaProtobufConsumerOptions
     public string? DeadLetterTopic { get; set; }
 
     /// <summary>
-    /// The dead-letter producer's settings; default: the consumer's <c>bootstrap.servers</c> and security settings,
-    /// acks=all, idempotence on.
+    /// Settings for the dead-letter producer, laid over its defaults: the consumer's <c>bootstrap.servers</c>,
+    /// <c>client.id</c> and security settings (<c>security.*</c>, <c>sasl.*</c>, <c>ssl.*</c>), <c>acks=all</c>,
+    /// idempotence on, and <c>message.timeout.ms</c> = <see cref="DeadLetterTimeout"/>. Set only what differs (say
+    /// <c>linger.ms</c>); what is set here wins. A <c>message.timeout.ms</c> longer than <see cref="DeadLetterTimeout"/>
+    /// is refused: the producer would go on delivering a dead letter the consumer gave up on and writes again.
     /// </summary>
     public ProducerConfig? DeadLetterProducer { get; set; }
 
-    /// <summary>How long a dead letter may wait for the broker's acknowledgement. Default 10 s.</summary>
+    /// <summary>
+    /// How long a dead letter may take to be acknowledged, waiting included: the consumer waits this long, and the
+    /// dead-letter producer gives up on the message then too (its <c>message.timeout.ms</c>). Default 10 s.
+    /// </summary>
     public TimeSpan DeadLetterTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
-    /// <summary>The pause after a dead letter that could not be written, or a writer's schema that could not be obtained, before the record is read again. Default 1 s.</summary>
-    public TimeSpan BackOff { get; set; } = TimeSpan.FromSeconds(1);
+    /// <summary>
+    /// How long a partition waits before a record is read again: after a dead letter that could not be written, or a
+    /// writer's schema that could not be obtained (sequential mode: the consumer waits). Default 1 s.
+    /// </summary>
+    public TimeSpan ReadAgainDelay { get; set; } = TimeSpan.FromSeconds(1);
 
     /// <summary>
     /// How many records may be in their handlers at once. 1 (the default): one at a time, in the order Consume gives
@@ -74,11 +83,19 @@ public sealed class KafkaProtobufConsumerOptions
 
     /// <summary>
     /// Whether a consumer that stops for good (a fatal Kafka error, a dead letter that cannot be written, a handler
-    /// failure whose policy is to stop) stops the application too (<c>IHostApplicationLifetime.StopApplication</c>).
-    /// Default <see langword="true"/>: a service whose consumer died should be restarted by its orchestrator, not
-    /// keep running idle.
+    /// failure whose policy is to stop) stops the application too (<c>IHostApplicationLifetime.StopApplication</c>),
+    /// with <see cref="FailureExitCode"/> as the process's exit code. Default <see langword="true"/>: a service whose
+    /// consumer died should be restarted by its orchestrator, not keep running idle.
     /// </summary>
     public bool StopApplicationOnFailure { get; set; } = true;
+
+    /// <summary>
+    /// The process's exit code when a failed consumer stops the application (<see cref="Environment.ExitCode"/>, unless
+    /// something set it first): what systemd's <c>Restart=on-failure</c>, Docker's <c>on-failure</c> policy and
+    /// Kubernetes Jobs restart on. Default 1; 0 leaves the exit code alone. A <c>Main</c> that returns its own exit code
+    /// must return <see cref="Environment.ExitCode"/> for this to reach the process.
+    /// </summary>
+    public int FailureExitCode { get; set; } = 1;
 
     /// <summary>Checks the options before the consumer starts.</summary>
     /// <exception cref="InvalidOperationException">What is missing or contradicts the offset rule.</exception>
@@ -115,9 +132,16 @@ public sealed class KafkaProtobufConsumerOptions
             throw new InvalidOperationException(Prefix() + "HandlerFailures.MaxAttempts must be at least 1.");
         }
 
-        if (HandlerFailures.InitialBackOff < TimeSpan.Zero || HandlerFailures.MaxBackOff < HandlerFailures.InitialBackOff || BackOff < TimeSpan.Zero || DeadLetterTimeout <= TimeSpan.Zero)
+        if (HandlerFailures.RetryBackoff < TimeSpan.Zero || HandlerFailures.MaxRetryBackoff < HandlerFailures.RetryBackoff || ReadAgainDelay < TimeSpan.Zero || DeadLetterTimeout <= TimeSpan.Zero)
         {
-            throw new InvalidOperationException(Prefix() + "back-offs must not be negative, MaxBackOff not below InitialBackOff, and DeadLetterTimeout must be positive.");
+            throw new InvalidOperationException(Prefix() + "delays must not be negative, HandlerFailures.MaxRetryBackoff not below RetryBackoff, and DeadLetterTimeout must be positive.");
+        }
+
+        if (DeadLetterProducer?.MessageTimeoutMs is { } messageTimeout && messageTimeout > DeadLetterTimeout.TotalMilliseconds)
+        {
+            throw new InvalidOperationException(
+                Prefix() + "DeadLetterProducer's message.timeout.ms (" + messageTimeout.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                + ") is longer than DeadLetterTimeout (" + DeadLetterTimeout + "): the producer would still deliver a dead letter the consumer gave up on and writes again. Set DeadLetterTimeout instead; it sets both.");
         }
 
         if (HandlerFailures.WhenAttemptsRunOut is not (HandlerFailureAction.DeadLetter or HandlerFailureAction.StopConsumer))
@@ -137,15 +161,15 @@ public sealed class KafkaProtobufConsumerOptions
         return config;
     }
 
-    /// <summary>The dead-letter producer's configuration: the one given, or one derived from the consumer's.</summary>
+    /// <summary>The dead-letter producer's configuration: the defaults derived from the consumer's, with <see cref="DeadLetterProducer"/> laid over them.</summary>
     internal ProducerConfig DeadLetterProducerConfig()
     {
-        if (DeadLetterProducer is not null)
+        var config = new ProducerConfig
         {
-            return DeadLetterProducer;
-        }
-
-        var config = new ProducerConfig { Acks = Acks.All, EnableIdempotence = true };
+            Acks = Acks.All,
+            EnableIdempotence = true,
+            MessageTimeoutMs = (int)Math.Ceiling(DeadLetterTimeout.TotalMilliseconds),
+        };
         foreach (KeyValuePair<string, string> setting in Consumer)
         {
             // The connection and security settings; consumer-only ones would make librdkafka warn.
@@ -154,6 +178,11 @@ public sealed class KafkaProtobufConsumerOptions
             {
                 config.Set(setting.Key, setting.Value);
             }
+        }
+
+        foreach (KeyValuePair<string, string> setting in DeadLetterProducer ?? Enumerable.Empty<KeyValuePair<string, string>>())
+        {
+            config.Set(setting.Key, setting.Value);
         }
 
         return config;

@@ -2,16 +2,7 @@ using System;
 
 namespace KafkaProtobuf.Hosting;
 
-/// <summary>What became of a record in the handler's hands, for the loop to conclude (store, dead-letter, stop).</summary>
-internal enum HandlerOutcome
-{
-    Handled,
-    DeadLetter,
-    Stop,
-    Cancelled,
-}
-
-/// <summary>An outcome and, unless handled, the exception behind it. <c>default</c> is handled.</summary>
+/// <summary>What became of a record in the handler's hands: an outcome and, unless handled, the exception behind it. <c>default</c> is handled.</summary>
 internal readonly struct HandlerResult(HandlerOutcome outcome, Exception? failure)
 {
     public HandlerOutcome Outcome { get; } = outcome;
@@ -19,26 +10,18 @@ internal readonly struct HandlerResult(HandlerOutcome outcome, Exception? failur
     public Exception? Failure { get; } = failure;
 }
 
-/// <summary>What the loop does after concluding a record.</summary>
-internal enum Next
+/// <summary>What a handler made of a record, for the loop to conclude.</summary>
+internal enum HandlerOutcome
 {
-    /// <summary>Take the next record.</summary>
-    Continue,
+    /// <summary>It completed: store the offset.</summary>
+    Handled,
 
-    /// <summary>The consumer was moved back to the record (its dead letter failed): back off, then it comes again.</summary>
-    ReadAgain,
+    /// <summary>It failed for good and the policy is to dead-letter the record.</summary>
+    DeadLetter,
 
-    /// <summary>Stop the consumer.</summary>
+    /// <summary>It failed for good and the policy is to stop the consumer.</summary>
     Stop,
-}
 
-/// <summary>What one consume brought (<c>Take</c>).</summary>
-internal enum Taken
-{
-    Record,
-    Poison,
-    SchemaUnavailable,
-    Nothing,
-    Failed,
-    Stopping,
+    /// <summary>Shutdown cancelled it: nothing is stored, and the record is read again.</summary>
+    Cancelled,
 }

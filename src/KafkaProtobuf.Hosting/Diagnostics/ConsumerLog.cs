@@ -14,17 +14,17 @@ internal static partial class ConsumerLog
     [LoggerMessage(EventId = 2, Level = LogLevel.Information, Message = "KafkaProtobuf consumer {Consumer} stopped: offsets of handled records committed, group left")]
     public static partial void Stopped(ILogger logger, string consumer);
 
-    [LoggerMessage(EventId = 3, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the handler failed on {Record} (attempt {Attempt} of {MaxAttempts}); retrying in {BackOff}")]
-    public static partial void HandlerRetrying(ILogger logger, string consumer, string record, int attempt, int maxAttempts, TimeSpan backOff, Exception exception);
+    [LoggerMessage(EventId = 3, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the handler failed on {Record} (attempt {Attempt} of {MaxAttempts}); retrying in {Delay}")]
+    public static partial void HandlerRetrying(ILogger logger, string consumer, string record, int attempt, int maxAttempts, TimeSpan delay, Exception exception);
 
     [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} dead-lettered to {DeadLetter} ({Reason}: {Error})")]
     public static partial void DeadLettered(ILogger logger, string consumer, string record, string deadLetter, string reason, string error);
 
-    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the dead letter of {Record} could not be written ({Error}); reading the record again in {BackOff}")]
-    public static partial void DeadLetterRetrying(ILogger logger, string consumer, string record, string error, TimeSpan backOff);
+    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the dead letter of {Record} could not be written ({Error}); reading the record again in {Delay}")]
+    public static partial void DeadLetterRetrying(ILogger logger, string consumer, string record, string error, TimeSpan delay);
 
-    [LoggerMessage(EventId = 6, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the writer's schema of {Record} could not be obtained; reading it again in {BackOff}")]
-    public static partial void SchemaUnavailable(ILogger logger, string consumer, string record, TimeSpan backOff, Exception exception);
+    [LoggerMessage(EventId = 6, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the writer's schema of {Record} could not be obtained; reading it again in {Delay}")]
+    public static partial void SchemaUnavailable(ILogger logger, string consumer, string record, TimeSpan delay, Exception exception);
 
     [LoggerMessage(EventId = 7, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Error} (librdkafka retries by itself)")]
     public static partial void ConsumerError(ILogger logger, string consumer, string error);
@@ -35,8 +35,8 @@ internal static partial class ConsumerLog
     [LoggerMessage(EventId = 9, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the host's shutdown timeout ran out with a handler still running on {Record}: it was cancelled, and the record is not committed")]
     public static partial void HandlerCancelled(ILogger logger, string consumer, string record);
 
-    [LoggerMessage(EventId = 10, Level = LogLevel.Debug, Message = "KafkaProtobuf consumer {Consumer}: the offset of {Record} was not stored ({Error}): its partition was revoked while the record was handled, and its new owner reads it again")]
-    public static partial void OffsetNotStored(ILogger logger, string consumer, TopicPartitionOffset record, ErrorCode error);
+    [LoggerMessage(EventId = 10, Level = LogLevel.Debug, Message = "KafkaProtobuf consumer {Consumer}: the offset of {Topic} [{Partition}] @{Offset} was not stored ({Error}): its partition was revoked while the record was handled, and its new owner reads it again")]
+    public static partial void OffsetNotStored(ILogger logger, string consumer, string topic, int partition, long offset, ErrorCode error);
 
     [LoggerMessage(EventId = 11, Level = LogLevel.Error, Message = "KafkaProtobuf consumer {Consumer}: closing the consumer failed; offsets stored since the last commit may be read again")]
     public static partial void CloseFailed(ILogger logger, string consumer, Exception exception);
@@ -48,10 +48,10 @@ internal static partial class ConsumerLog
     public static partial void Librdkafka(ILogger logger, LogLevel level, string consumer, string facility, string text);
 
     [LoggerMessage(EventId = 14, Level = LogLevel.Information, Message = "KafkaProtobuf consumer {Consumer}: partitions assigned: {Partitions}")]
-    public static partial void Assigned(ILogger logger, string consumer, IEnumerable<TopicPartition> partitions);
+    public static partial void Assigned(ILogger logger, string consumer, PartitionList partitions);
 
     [LoggerMessage(EventId = 15, Level = LogLevel.Information, Message = "KafkaProtobuf consumer {Consumer}: partitions {How}: {Partitions}")]
-    public static partial void Revoked(ILogger logger, string consumer, string how, IEnumerable<TopicPartitionOffset> partitions);
+    public static partial void Revoked(ILogger logger, string consumer, string how, PartitionList partitions);
 
     [LoggerMessage(EventId = 16, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: a commit failed ({Error}); the next commit carries the offsets, or records after the last committed one are read again")]
     public static partial void CommitFailed(ILogger logger, string consumer, string error);

@@ -11,11 +11,17 @@ public sealed class HandlerFailureOptions
     /// <summary>How many times a record's handler runs at most, the first included. Default 5.</summary>
     public int MaxAttempts { get; set; } = 5;
 
-    /// <summary>The back-off after the first failure; each next one doubles, up to <see cref="MaxBackOff"/>. Default 200 ms.</summary>
-    public TimeSpan InitialBackOff { get; set; } = TimeSpan.FromMilliseconds(200);
+    /// <summary>
+    /// The back-off after the first failure; each next one doubles, up to <see cref="MaxRetryBackoff"/>, and each is
+    /// between half and all of that (jitter). Default 200 ms. (The registry client's options of the same names work alike.)
+    /// </summary>
+    public TimeSpan RetryBackoff { get; set; } = TimeSpan.FromMilliseconds(200);
 
     /// <summary>The longest back-off. Default 30 s.</summary>
-    public TimeSpan MaxBackOff { get; set; } = TimeSpan.FromSeconds(30);
+    public TimeSpan MaxRetryBackoff { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>For tests: the back-off's random source (numbers in [0, 1)); null for a shared one.</summary>
+    internal Func<double>? Jitter { get; set; }
 
     /// <summary>
     /// What happens once <see cref="MaxAttempts"/> attempts failed: <see cref="HandlerFailureAction.DeadLetter"/> (the

@@ -1,5 +1,3 @@
-using System.Collections.Concurrent;
-using System.Collections.Generic;
 using System.Threading;
 
 namespace KafkaProtobuf.Hosting;
@@ -57,14 +55,4 @@ internal sealed class ConsumerStatus(string name)
             Volatile.Write(ref _schemaUnavailable, 0);
         }
     }
-}
-
-/// <summary>Every hosted consumer's <see cref="ConsumerStatus"/>, by name: a singleton the consumers and the health check share.</summary>
-internal sealed class KafkaProtobufConsumerStates
-{
-    private readonly ConcurrentDictionary<string, ConsumerStatus> _byName = new();
-
-    public ConsumerStatus For(string name) => _byName.GetOrAdd(name, n => new ConsumerStatus(n));
-
-    public ICollection<ConsumerStatus> All => _byName.Values;
 }

@@ -32,7 +32,7 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
                     degraded.Add(consumer.Name + " cannot obtain a writer's schema");
                     break;
                 case KafkaProtobufConsumerState.Running when consumer.FailedAttempts > 0:
-                    degraded.Add(consumer.Name + "'s handler has failed " + consumer.FailedAttempts + " times on a record");
+                    degraded.Add(consumer.Name + "'s handler has failed " + Times(consumer.FailedAttempts) + " on a record");
                     break;
             }
         }
@@ -42,4 +42,6 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
             : HealthCheckResult.Healthy(data.Count == 0 ? "no KafkaProtobuf consumers" : "every KafkaProtobuf consumer is running", data);
         return Task.FromResult(result);
     }
+
+    private static string Times(int count) => count == 1 ? "once" : count == 2 ? "twice" : count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " times";
 }

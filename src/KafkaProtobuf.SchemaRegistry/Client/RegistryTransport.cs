@@ -29,8 +29,7 @@ internal sealed class RegistryTransport : IDisposable
     private readonly Func<CancellationToken, Task<string>>? _bearerToken;
     private readonly TimeSpan _timeout;
     private readonly int _maxRetries;
-    private readonly TimeSpan _backoff;
-    private readonly TimeSpan _maxBackoff;
+    private readonly ExponentialBackoff _backoff;
     private int _preferredUrl;
 
     internal RegistryTransport(RegistryClientOptions options)
@@ -69,8 +68,7 @@ internal sealed class RegistryTransport : IDisposable
         _bearerToken = options.BearerToken;
         _timeout = options.RequestTimeout;
         _maxRetries = options.MaxRetries;
-        _backoff = options.RetryBackoff;
-        _maxBackoff = options.MaxRetryBackoff;
+        _backoff = new ExponentialBackoff(options.RetryBackoff, options.MaxRetryBackoff);
         if (options.HttpClient is not null)
         {
             _http = options.HttpClient;
@@ -94,7 +92,7 @@ internal sealed class RegistryTransport : IDisposable
         {
             if (attempt > 0)
             {
-                await Task.Delay(Backoff(attempt), cancellationToken).ConfigureAwait(false);
+                await Task.Delay(_backoff.Delay(attempt), cancellationToken).ConfigureAwait(false);
             }
 
             int index = (start + attempt) % _urls.Length;
@@ -196,25 +194,6 @@ internal sealed class RegistryTransport : IDisposable
         string text = Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
         return new SchemaRegistryRequestException(url, status, null, text.Length > 0 ? text : reason ?? "no message", null);
     }
-
-    private TimeSpan Backoff(int attempt)
-    {
-        double ceiling = Math.Min(_maxBackoff.TotalMilliseconds, _backoff.TotalMilliseconds * Math.Pow(2, attempt - 1));
-#if NET
-        double jitter = Random.Shared.NextDouble();
-#else
-        double jitter;
-        lock (Jitter)
-        {
-            jitter = Jitter.NextDouble();
-        }
-#endif
-        return TimeSpan.FromMilliseconds(ceiling * (0.5 + (jitter / 2))); // half to all of the ceiling
-    }
-
-#if !NET
-    private static readonly Random Jitter = new();
-#endif
 
     private static string Normalize(string url)
     {

@@ -34,9 +34,9 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
             ("Kafka:Devices:Consumer:group.id", "device-service"),
             ("Kafka:Devices:Consumer:security.protocol", "SASL_SSL"),
-            ("Kafka:Devices:BackOff", "00:00:02"),
+            ("Kafka:Devices:ReadAgainDelay", "00:00:02"),
             ("Kafka:Devices:HandlerFailures:MaxAttempts", "7"),
-            ("Kafka:Devices:HandlerFailures:InitialBackOff", "00:00:00.5"),
+            ("Kafka:Devices:HandlerFailures:RetryBackoff", "00:00:00.5"),
             ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"),
             ("Kafka:Devices:MaxConcurrentRecords", "6"),
             ("Kafka:Devices:HandlingOrder", "Key"),
@@ -54,10 +54,10 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal("127.0.0.1:9092", options.Consumer.BootstrapServers);
         Assert.Equal("device-service", options.Consumer.GroupId);
         Assert.Equal("SASL_SSL", options.Consumer.Get("security.protocol"));
-        Assert.Equal(TimeSpan.FromSeconds(2), options.BackOff);
+        Assert.Equal(TimeSpan.FromSeconds(2), options.ReadAgainDelay);
         Assert.Equal(TimeSpan.FromSeconds(3), options.DeadLetterTimeout); // code after configuration
         Assert.Equal(7, options.HandlerFailures.MaxAttempts);
-        Assert.Equal(TimeSpan.FromMilliseconds(500), options.HandlerFailures.InitialBackOff);
+        Assert.Equal(TimeSpan.FromMilliseconds(500), options.HandlerFailures.RetryBackoff);
         Assert.Equal(HandlerFailureAction.StopConsumer, options.HandlerFailures.WhenAttemptsRunOut);
         Assert.Equal(6, options.MaxConcurrentRecords);
         Assert.Equal(HandlingOrder.Key, options.HandlingOrder);
@@ -69,7 +69,7 @@ public sealed class HostedConsumerRegistrationTests
 
     [Theory]
     [InlineData("HandlerFailures:MaxAttempts", "many", "Kafka:Devices:HandlerFailures:MaxAttempts is 'many'")]
-    [InlineData("BackOff", "soon", "Kafka:Devices:BackOff is 'soon'")]
+    [InlineData("ReadAgainDelay", "soon", "Kafka:Devices:ReadAgainDelay is 'soon'")]
     [InlineData("HandlingOrder", "Offset", "Kafka:Devices:HandlingOrder is 'Offset'")]
     [InlineData("HandlingOrder", "key", "expected Partition or Key")]
     [InlineData("HandlerFailures:WhenAttemptsRunOut", "Retry", "expected DeadLetter or StopConsumer")]

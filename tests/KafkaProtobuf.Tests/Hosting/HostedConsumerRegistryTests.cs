@@ -55,7 +55,7 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         {
             ["Kafka:Orders:Topics:0"] = "orders",
             ["Kafka:Orders:DeadLetterTopic"] = "orders.dlq",
-            ["Kafka:Orders:BackOff"] = "00:00:00.05",
+            ["Kafka:Orders:ReadAgainDelay"] = "00:00:00.05",
             ["Kafka:Orders:Consumer:bootstrap.servers"] = _cluster.BootstrapServers,
             ["Kafka:Orders:Consumer:group.id"] = group,
             ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
@@ -69,8 +69,12 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
         builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
         builder.Services
-            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options => options.DeadLetterProducer = _cluster.CreateProducerConfig())
-            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options =>
+            {
+                options.DeadLetterProducer = _cluster.CreateProducerConfig();
+                options.FailureExitCode = 0; // not the test process's exit code
+            })
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
             .Handle((record, _) =>
             {
                 handled.Enqueue((record.Offset.Value, record.Message.Value));

@@ -72,9 +72,10 @@ public abstract class HostedConsumerTestBase : IDisposable
                 options.Topics.Add(topic);
                 options.DeadLetterTopic = topic + ".dlq";
                 options.DeadLetterProducer = Cluster.CreateProducerConfig();
-                options.BackOff = TimeSpan.FromMilliseconds(50);
-                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
-                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(40);
+                options.ReadAgainDelay = TimeSpan.FromMilliseconds(50);
+                options.FailureExitCode = 0; // a failing consumer in a test must not set the test process's exit code
+                options.HandlerFailures.RetryBackoff = TimeSpan.FromMilliseconds(10);
+                options.HandlerFailures.MaxRetryBackoff = TimeSpan.FromMilliseconds(40);
                 configure?.Invoke(options);
             })
             .WithProtobufValues()

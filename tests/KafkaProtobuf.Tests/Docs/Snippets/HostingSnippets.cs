@@ -59,7 +59,7 @@ internal static class HostingSnippets
                 options.HandlerFailures.MaxAttempts = 5;  // then dead-lettered with the exception in headers
                 options.HandlerFailures.Classify = e => e is ArgumentException ? HandlerFailureAction.DeadLetter : null;
             })
-            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
             .Handle((record, cancellationToken) => record.Message.Value switch
             {
                 OrderPlaced placed => Task.CompletedTask,       // ...
@@ -77,7 +77,7 @@ internal static class HostingSnippets
             builder.Configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
         builder.Services
             .AddKafkaProtobufConsumer<string, IMessage>("shop", builder.Configuration.GetSection("Kafka:Shop"))
-            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), null, ShopReflection.Descriptor)
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
             .HandleWith<ShopHandler>();
         #endregion
     }

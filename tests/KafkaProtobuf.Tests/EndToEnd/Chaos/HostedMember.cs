@@ -41,15 +41,16 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
                 options.Topics.Add(topic);
                 options.DeadLetterTopic = deadLetterTopic;
                 options.DeadLetterProducer = deadLetterProducer;
-                options.BackOff = TimeSpan.FromMilliseconds(100);
-                options.HandlerFailures.InitialBackOff = TimeSpan.FromMilliseconds(10);
-                options.HandlerFailures.MaxBackOff = TimeSpan.FromMilliseconds(100);
+                options.ReadAgainDelay = TimeSpan.FromMilliseconds(100);
+                options.FailureExitCode = 0; // not the test process's exit code
+                options.HandlerFailures.RetryBackoff = TimeSpan.FromMilliseconds(10);
+                options.HandlerFailures.MaxRetryBackoff = TimeSpan.FromMilliseconds(100);
                 options.StopApplicationOnFailure = false; // the test reads the failure from Failure
                 options.MaxConcurrentRecords = maxConcurrentRecords;
                 options.HandlingOrder = handlingOrder;
             })
             .WithProtobufKeys()
-            .WithProtobufValues(_ => registry, null)
+            .WithProtobufValues(_ => registry)
             .Handle((record, _) =>
             {
                 // In partition-parallel mode every third record awaits, so lanes have workers and, per key, records

@@ -1,0 +1,23 @@
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>What one consume brought.</summary>
+internal enum Consumed
+{
+    /// <summary>A record to handle.</summary>
+    Record,
+
+    /// <summary>A record that cannot be deserialized: dead-letter it.</summary>
+    Poison,
+
+    /// <summary>A record whose writer's schema could not be obtained: read it again later.</summary>
+    SchemaUnavailable,
+
+    /// <summary>Nothing (a timeout, the end of a partition, a passing broker error).</summary>
+    Nothing,
+
+    /// <summary>The consumer failed.</summary>
+    Failed,
+
+    /// <summary>Shutdown.</summary>
+    Stopping,
+}

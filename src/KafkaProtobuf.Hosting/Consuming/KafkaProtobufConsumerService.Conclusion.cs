@@ -1,0 +1,112 @@
+using System;
+using System.Diagnostics;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// What follows a record's handler, in both loops, on the loop thread and in each partition's order: the offset is
+/// stored (auto-commit sends it), the record is dead-lettered byte for byte, or the consumer stops. A dead letter the
+/// broker did not take moves the consumer back to the record, to be read again after <see cref="KafkaProtobufConsumerOptions.ReadAgainDelay"/>.
+/// </summary>
+internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
+{
+    /// <summary>Concludes a record its handler is done with.</summary>
+    /// <param name="record">The record.</param>
+    /// <param name="result">What the handler made of it.</param>
+    /// <param name="activity">Its span, if traced.</param>
+    /// <param name="ownBytes">Its key and value bytes, when it has its own copy; null when the capture still holds them (the record just consumed).</param>
+    private AfterConclusion Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, (byte[]? Key, byte[]? Value)? ownBytes)
+    {
+        switch (result.Outcome)
+        {
+            case HandlerOutcome.Handled:
+                StoreOffset(record);
+                _status.RecordDone();
+                return AfterConclusion.Continue;
+            case HandlerOutcome.DeadLetter when _deadLetters is not null:
+                (byte[]? key, byte[]? value) = ownBytes ?? (_keys.ToArray(), _values.ToArray());
+                ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
+                Exception failure = result.Failure!;
+                return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
+            case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
+                Exception e = result.Failure!;
+                Fail(
+                    "the handler failed on " + PositionText.Of(record.Topic, record.Partition, record.Offset)
+                        + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
+                        + " (" + e.GetType().Name + ": " + e.Message + ")",
+                    e);
+                return AfterConclusion.Stop;
+            default:
+                return AfterConclusion.Stop; // cancelled at shutdown: not committed, read again
+        }
+    }
+
+    private AfterConclusion DeadLetterPoison(ConsumeException poison, Activity? activity) =>
+        DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+
+    /// <summary>Writes a dead letter. A retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.</summary>
+    private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
+    {
+        string where = PositionText.Of(record.TopicPartitionOffset);
+        if (_deadLetters is null)
+        {
+            Fail(where + " cannot be deserialized and there is no dead-letter topic (" + failure.Message + ")", failure);
+            return AfterConclusion.Stop;
+        }
+
+        try
+        {
+            send();
+            ConsumerTracing.DeadLettered(activity, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization");
+            _probe?.DeadLettered(Name, record.TopicPartitionOffset);
+            KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
+            _status.RecordDone();
+            ConsumerLog.DeadLettered(_logger, Name, where, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization", failure.GetType().Name + ": " + failure.Message);
+            return AfterConclusion.Continue;
+        }
+        catch (DeadLetterException d) when (d.IsRetriable)
+        {
+            // DeadLetter moved the consumer back to the record: after the delay, Consume delivers it again.
+            ConsumerLog.DeadLetterRetrying(_logger, Name, where, d.Error.Code.ToString(), _options.ReadAgainDelay);
+            ConsumerTracing.DeadLetterFailed(activity, d);
+            _probe?.MovedBack(Name, record.TopicPartitionOffset, schemaUnavailable: false);
+            return AfterConclusion.ReadAgain;
+        }
+        catch (DeadLetterException d)
+        {
+            Fail(
+                "the dead letter of " + where + " cannot be written to '" + _options.DeadLetterTopic + "' (" + d.Error.Code
+                    + ", not retriable): nothing was stored past the record, which is read again when the consumer restarts",
+                d);
+            return AfterConclusion.Stop;
+        }
+    }
+
+    private void StoreOffset(ConsumeResult<TKey, TValue> record)
+    {
+        try
+        {
+            _consumer!.StoreOffset(record);
+            _probe?.Stored(Name, record.TopicPartitionOffset);
+        }
+        catch (KafkaException e)
+        {
+            ConsumerLog.OffsetNotStored(_logger, Name, record.Topic, record.Partition.Value, record.Offset.Value, e.Error.Code);
+        }
+    }
+
+    /// <summary>A record as it was written, for its dead letter: its key and value bytes, headers and position.</summary>
+    private static ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record, byte[]? key, byte[]? value) => new()
+    {
+        TopicPartitionOffset = record.TopicPartitionOffset,
+        Message = new Message<byte[], byte[]>
+        {
+            Key = key!,
+            Value = value!,
+            Headers = record.Message.Headers,
+            Timestamp = record.Message.Timestamp,
+        },
+    };
+}

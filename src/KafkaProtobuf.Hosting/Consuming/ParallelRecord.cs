@@ -1,0 +1,34 @@
+using System.Diagnostics;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it; its span.</summary>
+internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
+{
+    public ConsumeResult<TKey, TValue>? Record { get; private set; }
+
+    public ConsumeException? Poison { get; private set; }
+
+    /// <summary>Its key and value bytes, copied when the scheduler kept it; null while the capture still holds them.</summary>
+    public (byte[]? Key, byte[]? Value)? OwnBytes { get; set; }
+
+    public Activity? Activity { get; set; }
+
+    public static ParallelRecord<TKey, TValue> OfPoison(ConsumeException poison, bool perKey)
+    {
+        ConsumeResult<byte[], byte[]> raw = poison.ConsumerRecord;
+        var record = new ParallelRecord<TKey, TValue> { Poison = poison };
+        record.Place(raw.Topic, raw.Partition, raw.Offset, perKey ? Hosting.KeyHash.Of(raw.Message?.Key) : 0, needsHandler: false);
+        return record;
+    }
+
+    /// <summary>Holds a good record (this object is reused for records the scheduler concluded at once).</summary>
+    public void Hold(ConsumeResult<TKey, TValue> record, uint keyHash)
+    {
+        Record = record;
+        OwnBytes = null;
+        Activity = null;
+        Place(record.Topic, record.Partition, record.Offset, keyHash, needsHandler: true);
+    }
+}

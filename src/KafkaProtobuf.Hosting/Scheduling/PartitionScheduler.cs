@@ -1,0 +1,353 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// Partition-parallel scheduling, on the loop thread. Each record joins its partition's lane and its sequence; its
+/// handler runs on a worker (<see cref="HandlerWorkers{TRecord}"/>) once every earlier record of its sequence is done,
+/// at most <see cref="SchedulerSettings.MaxConcurrentRecords"/> at once. Whatever order handlers finish in, records are
+/// concluded in their partition's order, so an offset is never stored past an unfinished record. A full lane pauses its
+/// partition; a record to read again pauses it for a while and drops what was read after it; partitions taken away
+/// wait for their handlers up to a timeout, and what is still running then is dropped (its new owner reads it again).
+/// </summary>
+/// <typeparam name="TRecord">The consumer's record type.</typeparam>
+internal sealed class PartitionScheduler<TRecord>
+    where TRecord : ScheduledRecord
+{
+    private static readonly TimeSpan LongestWait = TimeSpan.FromMilliseconds(100);
+
+    private readonly Dictionary<(string Topic, int Partition), PartitionLane> _lanes = [];
+    private readonly IRecordScheduling<TRecord> _host;
+    private readonly SchedulerSettings _settings;
+    private readonly SchedulerClock _clock;
+    private readonly HandlerWorkers<TRecord> _workers;
+    private PartitionLane? _lastLane; // records come in runs of one partition: most lookups end here
+    private int _pausedLanes; // lanes paused for a full lane or a delay (ResumeDue has nothing to do without one)
+    private int _deepestLane;
+    private bool _stopped;
+
+    /// <param name="host">The consumer's side: handlers, conclusions, fetching.</param>
+    /// <param name="settings">Limits and delays.</param>
+    /// <param name="clock">Time; <see cref="SchedulerClock.System"/> unless testing.</param>
+    /// <param name="startWorker">Starts a worker on another thread; the thread pool unless testing.</param>
+    public PartitionScheduler(IRecordScheduling<TRecord> host, SchedulerSettings settings, SchedulerClock? clock = null, Action<Func<Task>>? startWorker = null)
+    {
+        _host = host;
+        _settings = settings;
+        _clock = clock ?? SchedulerClock.System;
+        _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentRecords, startWorker);
+    }
+
+    /// <summary>The most records any partition's lane has held at once: what <see cref="SchedulerSettings.MaxQueuedRecordsPerPartition"/> bounds.</summary>
+    public int DeepestLane => Volatile.Read(ref _deepestLane);
+
+    /// <summary>Whether a handler runs or a record waits for one (the loop then polls more often).</summary>
+    public bool Busy => _workers.Busy;
+
+    /// <summary>
+    /// Takes a consumed record. When its partition has nothing unconcluded and a slot is free, its handler starts right
+    /// here: one that completes at once is concluded at once, as in sequential mode, and the record is not kept. False:
+    /// a conclusion stopped the consumer.
+    /// </summary>
+    /// <param name="record">The record.</param>
+    /// <param name="kept">Whether the scheduler keeps the record (then <see cref="IRecordScheduling{TRecord}.Retain"/> was called); if not, the caller may reuse it.</param>
+    public bool Offer(TRecord record, out bool kept)
+    {
+        PartitionLane lane = LaneOf(record.Topic, record.Partition);
+        RecordSequence sequence = lane.SequenceOf(record.KeyHash);
+        record.Sequence = sequence;
+        record.Generation = lane.Generation;
+        if (record.NeedsHandler && lane.InOrder.Count == 0 && _workers.TryStartOnLoop(sequence))
+        {
+            ValueTask<HandlerResult> running = Start(record);
+            if (running.IsCompleted)
+            {
+                _workers.CompletedOnLoop(sequence);
+                record.Result = running.Result;
+                kept = false;
+                return Conclude(lane, record); // every earlier record of the partition is concluded
+            }
+
+            Keep(lane, record);
+            _workers.ContinueInWorker(record, running);
+        }
+        else
+        {
+            Keep(lane, record);
+            _workers.Enqueue(record);
+        }
+
+        kept = true;
+        return true;
+    }
+
+    /// <summary>Concludes what workers handed back, each partition in its order as far as its records are done. False: a conclusion stopped the consumer.</summary>
+    public bool ConcludeHandedBack()
+    {
+        while (!_stopped && _workers.TryTakeHandedBack(out TRecord record))
+        {
+            PartitionLane lane = record.Sequence!.Lane;
+            if (!IsCurrent(lane) || record.Generation != lane.Generation)
+            {
+                Drop(record); // its partition was let go or moved back meanwhile: it is read again
+                continue;
+            }
+
+            record.Done = true;
+            ConcludeInOrder(lane);
+        }
+
+        return !_stopped;
+    }
+
+    /// <summary>An unavailable schema: the partition pauses and reads the record again after the delay; what its lane holds came before it, and goes on.</summary>
+    public void ReadAgainLater(TopicPartitionOffset record) => PauseFor(LaneOf(record.Topic, record.Partition), record);
+
+    /// <summary>Resumes paused partitions whose delay, if any, is over and whose lane has room again (half of its bound).</summary>
+    public void ResumeDue()
+    {
+        if (_pausedLanes == 0)
+        {
+            return;
+        }
+
+        TimeSpan now = _clock.Now;
+        foreach (PartitionLane lane in _lanes.Values)
+        {
+            if (!lane.Paused || lane.PausedUntil > now || lane.InOrder.Count > _settings.MaxQueuedRecordsPerPartition / 2)
+            {
+                continue;
+            }
+
+            TopicPartitionOffset? readAgain = lane.ReadAgainFrom;
+            lane.PausedFull = false;
+            lane.PausedUntil = null;
+            lane.ReadAgainFrom = null;
+            _pausedLanes--;
+            _host.Resume(lane.Partition, readAgain);
+        }
+    }
+
+    /// <summary>
+    /// Partitions are taken away: no handler starts on their records, the running ones get up to
+    /// <see cref="SchedulerSettings.RevokeTimeout"/>, what finished is concluded and the rest dropped. False: a
+    /// conclusion stopped the consumer.
+    /// </summary>
+    public bool Revoke(IEnumerable<TopicPartition> partitions)
+    {
+        var leaving = new List<PartitionLane>();
+        foreach (TopicPartition partition in partitions)
+        {
+            if (_lanes.TryGetValue((partition.Topic, partition.Partition.Value), out PartitionLane? lane))
+            {
+                leaving.Add(lane);
+            }
+        }
+
+        if (leaving.Count == 0)
+        {
+            return !_stopped;
+        }
+
+        WaitForHandlers(leaving, _settings.RevokeTimeout, CancellationToken.None);
+        foreach (PartitionLane lane in leaving)
+        {
+            _lanes.Remove((lane.Partition.Topic, lane.Partition.Partition.Value));
+            foreach (ScheduledRecord unconcluded in lane.InOrder)
+            {
+                if (unconcluded.Done)
+                {
+                    _host.Drop((TRecord)unconcluded); // those still in handlers are dropped when they come back
+                }
+            }
+
+            lane.InOrder.Clear();
+            if (lane.Paused)
+            {
+                // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
+                // stay paused with no lane left to resume it.
+                _pausedLanes--;
+                _host.Resume(lane.Partition, null);
+            }
+        }
+
+        _lastLane = null;
+        return !_stopped;
+    }
+
+    /// <summary>
+    /// Shutdown: no handler starts any more; the running ones finish (or are cancelled by the host's shutdown timeout),
+    /// and what finished in order is concluded. Gives up waiting when <paramref name="giveUp"/> is cancelled (handlers
+    /// that ignore their token).
+    /// </summary>
+    public void Drain(CancellationToken giveUp) => WaitForHandlers(_lanes.Values.ToList(), Timeout.InfiniteTimeSpan, giveUp);
+
+    private ValueTask<HandlerResult> Start(TRecord record)
+    {
+        try
+        {
+            return _host.HandleAsync(record);
+        }
+        catch (Exception e)
+        {
+            return new ValueTask<HandlerResult>(new HandlerResult(HandlerOutcome.Stop, e)); // see HandlerWorkers.WorkAsync
+        }
+    }
+
+    /// <summary>The record stays in its lane until concluded; the partition pauses when the lane is full.</summary>
+    private void Keep(PartitionLane lane, TRecord record)
+    {
+        _host.Retain(record);
+        lane.InOrder.Enqueue(record);
+        int depth = lane.InOrder.Count;
+        if (depth > _deepestLane)
+        {
+            Volatile.Write(ref _deepestLane, depth);
+        }
+
+        if (depth >= _settings.MaxQueuedRecordsPerPartition && !lane.PausedFull)
+        {
+            // librdkafka drops what it fetched past the last record consumed, and resumes from there.
+            Pause(lane);
+            lane.PausedFull = true;
+        }
+    }
+
+    /// <summary>Concludes the lane's records from the oldest on, while they are done.</summary>
+    private void ConcludeInOrder(PartitionLane lane)
+    {
+        while (!_stopped && lane.InOrder.Count > 0 && lane.InOrder.Peek() is { Done: true } head)
+        {
+            if (head.Result.Outcome == HandlerOutcome.Cancelled)
+            {
+                return; // shutting down: neither it nor anything after it is stored; read again
+            }
+
+            lane.InOrder.Dequeue();
+            Conclude(lane, (TRecord)head);
+            if (head.NeedsLoop)
+            {
+                _workers.Release(head.Sequence!);
+            }
+        }
+    }
+
+    /// <summary>Concludes one record whose partition has nothing unconcluded before it. False: the consumer stops.</summary>
+    private bool Conclude(PartitionLane lane, TRecord record)
+    {
+        switch (_host.Conclude(record))
+        {
+            case AfterConclusion.Stop:
+                _stopped = true;
+                return false;
+            case AfterConclusion.ReadAgain:
+                MoveBack(lane, record.Position);
+                return true;
+            default:
+                return true;
+        }
+    }
+
+    /// <summary>
+    /// The consumer was moved back to a record (its dead letter failed): the lane's later records belong to the old
+    /// reading (those waiting are forgotten, those finished dropped, those in handlers dropped when they come back), and
+    /// the partition pauses before it reads the record again.
+    /// </summary>
+    private void MoveBack(PartitionLane lane, TopicPartitionOffset record)
+    {
+        lane.Generation++;
+        _workers.ForgetWaiting(lane);
+        while (lane.InOrder.Count > 0)
+        {
+            ScheduledRecord later = lane.InOrder.Dequeue();
+            if (later.Done)
+            {
+                Drop((TRecord)later);
+            }
+        }
+
+        PauseFor(lane, record);
+    }
+
+    private void PauseFor(PartitionLane lane, TopicPartitionOffset record)
+    {
+        Pause(lane);
+        lane.PausedUntil = _clock.Now + _settings.ReadAgainDelay;
+        lane.ReadAgainFrom = record;
+    }
+
+    private void Pause(PartitionLane lane)
+    {
+        if (!lane.Paused)
+        {
+            _pausedLanes++;
+        }
+
+        _host.Pause(lane.Partition);
+    }
+
+    /// <summary>A record that will not be concluded; its sequence no longer waits for it.</summary>
+    private void Drop(TRecord record)
+    {
+        _host.Drop(record);
+        if (record.NeedsLoop)
+        {
+            _workers.Release(record.Sequence!);
+        }
+    }
+
+    /// <summary>Closes lanes to new handlers and waits until none of theirs runs (or the time is up), concluding what comes back meanwhile.</summary>
+    private void WaitForHandlers(List<PartitionLane> lanes, TimeSpan timeout, CancellationToken giveUp)
+    {
+        _workers.Close(lanes);
+        TimeSpan? deadline = timeout == Timeout.InfiniteTimeSpan ? null : _clock.Now + timeout;
+        while (true)
+        {
+            _workers.HandedBackSignal.Reset();
+            bool running = _workers.AnyRunning(lanes); // before concluding: what stopped running was handed back by then
+            if (!ConcludeHandedBack() || !running || giveUp.IsCancellationRequested)
+            {
+                return;
+            }
+
+            TimeSpan wait = LongestWait;
+            if (deadline is { } end)
+            {
+                TimeSpan left = end - _clock.Now;
+                if (left <= TimeSpan.Zero)
+                {
+                    return;
+                }
+
+                wait = left < wait ? left : wait;
+            }
+
+            _clock.WaitForHandBack(_workers.HandedBackSignal, wait);
+        }
+    }
+
+    private bool IsCurrent(PartitionLane lane) => _lanes.TryGetValue((lane.Partition.Topic, lane.Partition.Partition.Value), out PartitionLane? current) && current == lane;
+
+    /// <summary>The partition's lane, made on its first record (by topic and number: a record's TopicPartition is a new object each time it is read).</summary>
+    private PartitionLane LaneOf(string topic, Partition partition)
+    {
+        if (_lastLane is { } last && last.Partition.Partition == partition && string.Equals(last.Partition.Topic, topic, StringComparison.Ordinal))
+        {
+            return last;
+        }
+
+        if (!_lanes.TryGetValue((topic, partition.Value), out PartitionLane? lane))
+        {
+            lane = new PartitionLane(new TopicPartition(topic, partition), _settings.SequencesPerPartition);
+            _lanes.Add((topic, partition.Value), lane);
+        }
+
+        _lastLane = lane;
+        return lane;
+    }
+}

@@ -1,0 +1,53 @@
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// A record as the scheduler sees it: where it was read, which sequence it joins (its key's hash), whether it needs
+/// its handler (a poison record only needs the loop), and what its handler made of it. The consumer's own record type
+/// derives from it; the scheduler's tests use one of their own.
+/// </summary>
+internal abstract class ScheduledRecord
+{
+    public string Topic { get; private set; } = string.Empty;
+
+    public Partition Partition { get; private set; }
+
+    public Offset Offset { get; private set; }
+
+    /// <summary>Per-key order: the hash of the key's bytes (<see cref="KeyHash"/>); partition order ignores it.</summary>
+    public uint KeyHash { get; private set; }
+
+    /// <summary>False for a record that cannot be deserialized: the loop dead-letters it in its turn, no handler runs.</summary>
+    public bool NeedsHandler { get; private set; }
+
+    /// <summary>What the handler made of it; written by whoever ran the handler before it is handed back to the loop.</summary>
+    public HandlerResult Result { get; internal set; }
+
+    /// <summary>Whether the loop has more to do than store its offset; such a record holds its sequence until the loop concluded it.</summary>
+    public bool NeedsLoop => !NeedsHandler || Result.Outcome != HandlerOutcome.Handled;
+
+    public TopicPartitionOffset Position => new(Topic, Partition, Offset);
+
+    /// <summary>Set by the scheduler when it takes the record (loop thread), before any worker sees it.</summary>
+    internal RecordSequence? Sequence { get; set; }
+
+    /// <summary>The lane's <see cref="PartitionLane.Generation"/> when the record was taken (loop thread).</summary>
+    internal int Generation { get; set; }
+
+    /// <summary>Loop thread only: handed back, so it may be concluded once every earlier record of its partition is.</summary>
+    internal bool Done { get; set; }
+
+    /// <summary>Places the record (a reused one included) before it is offered to the scheduler.</summary>
+    protected void Place(string topic, Partition partition, Offset offset, uint keyHash, bool needsHandler)
+    {
+        Topic = topic;
+        Partition = partition;
+        Offset = offset;
+        KeyHash = keyHash;
+        NeedsHandler = needsHandler;
+        Result = default;
+        Sequence = null;
+        Done = false;
+    }
+}

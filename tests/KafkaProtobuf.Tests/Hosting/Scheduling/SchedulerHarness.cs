@@ -1,0 +1,217 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Hosting.Scheduling;
+
+/// <summary>A record of the scheduler's tests: a position and a key, no Kafka client.</summary>
+internal sealed class TestRecord : ScheduledRecord
+{
+    public TestRecord(int partition, long offset, string key, bool poison = false)
+    {
+        Key = key;
+        Place(SchedulerHarness.Topic, new Partition(partition), new Offset(offset), KafkaProtobuf.Hosting.KeyHash.Of(System.Text.Encoding.UTF8.GetBytes(key)), needsHandler: !poison);
+    }
+
+    public string Key { get; }
+
+    public override string ToString() => "p" + Partition.Value + "@" + Offset.Value + "(" + Key + ")";
+}
+
+/// <summary>
+/// The scheduler with everything around it faked and nothing waited for: handlers are tasks the test completes (their
+/// continuations run at once, on the test's thread), workers start in place, time moves when the test says, and a wait
+/// for a handler runs the test's next step instead. The fake consumer surface records what the scheduler asked of it and
+/// checks, as it happens, what must always hold: a record is concluded only after its handler finished, each partition
+/// in its order with no record skipped; equal keys are never in handlers at once; no record is handled twice within one
+/// reading of its partition.
+/// </summary>
+internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
+{
+    public const string Topic = "orders";
+
+    private readonly Dictionary<TestRecord, TaskCompletionSource<HandlerResult>> _running = [];
+    private readonly Dictionary<int, long> _nextToConclude = [];
+    private readonly Dictionary<int, int> _reading = []; // per partition: bumped when it is read again from an earlier record
+    private readonly HashSet<(int Partition, long Offset, int Reading)> _handled = [];
+    private readonly HashSet<(int Partition, uint KeyHash)> _keysInHandlers = [];
+    private readonly HashSet<TestRecord> _finished = [];
+
+    public SchedulerHarness(int maxConcurrent = 2, bool perKey = false, int maxQueued = 1_000, TimeSpan? revokeTimeout = null)
+    {
+        Settings = new SchedulerSettings
+        {
+            MaxConcurrentRecords = maxConcurrent,
+            MaxQueuedRecordsPerPartition = maxQueued,
+            SequencesPerPartition = perKey ? 4 * maxConcurrent : 1,
+            ReadAgainDelay = TimeSpan.FromSeconds(1),
+            RevokeTimeout = revokeTimeout ?? TimeSpan.FromSeconds(30),
+        };
+        Scheduler = new PartitionScheduler<TestRecord>(this, Settings, Clock, work => work());
+    }
+
+    public SchedulerSettings Settings { get; }
+
+    public ManualClock Clock { get; } = new();
+
+    public PartitionScheduler<TestRecord> Scheduler { get; }
+
+    /// <summary>Handlers that complete as soon as they start (like a synchronous handler); otherwise the test completes them.</summary>
+    public bool CompleteAtOnce { get; set; }
+
+    /// <summary>What concluding a record answers (a dead letter written, not written, a stop); Continue unless set.</summary>
+    public Func<TestRecord, AfterConclusion> Conclusion { get; set; } = _ => AfterConclusion.Continue;
+
+    public List<TestRecord> Started { get; } = [];
+
+    public List<TestRecord> Concluded { get; } = [];
+
+    public List<TestRecord> Dropped { get; } = [];
+
+    public List<TestRecord> Retained { get; } = [];
+
+    public HashSet<int> Paused { get; } = [];
+
+    public List<(int Partition, long? ReadAgainFrom)> Resumed { get; } = [];
+
+    public IReadOnlyCollection<TestRecord> InHandlers => _running.Keys;
+
+    public bool Offer(TestRecord record) => Offer(record, out _);
+
+    public bool Offer(TestRecord record, out bool kept)
+    {
+        _nextToConclude.TryAdd(record.Partition.Value, record.Offset.Value);
+        return Scheduler.Offer(record, out kept);
+    }
+
+    public void OfferAll(params TestRecord[] records)
+    {
+        foreach (TestRecord record in records)
+        {
+            Assert.True(Offer(record));
+        }
+    }
+
+    public bool IsRunning(TestRecord record) => _running.ContainsKey(record);
+
+    /// <summary>Completes a record's handler (its worker goes on at once, on this thread), then lets the loop conclude.</summary>
+    public void Complete(TestRecord record, HandlerOutcome outcome = HandlerOutcome.Handled, bool conclude = true)
+    {
+        Assert.True(_running.Remove(record, out TaskCompletionSource<HandlerResult>? handler), record + " is not in a handler");
+        Finish(record);
+
+        // A continuation runs in place only where no synchronization context is current (xunit sets one).
+        SynchronizationContext? context = SynchronizationContext.Current;
+        SynchronizationContext.SetSynchronizationContext(null);
+        try
+        {
+            handler!.SetResult(new HandlerResult(outcome, outcome == HandlerOutcome.Handled ? null : new InvalidOperationException("handler failed on " + record)));
+        }
+        finally
+        {
+            SynchronizationContext.SetSynchronizationContext(context);
+        }
+        if (conclude)
+        {
+            Assert.True(Scheduler.ConcludeHandedBack());
+        }
+    }
+
+    /// <summary>The partition was read again from an earlier record, or given to this member anew: a new reading.</summary>
+    public void NewReading(int partition, long from)
+    {
+        _reading[partition] = _reading.GetValueOrDefault(partition) + 1;
+        _nextToConclude[partition] = from;
+    }
+
+    ValueTask<HandlerResult> IRecordScheduling<TestRecord>.HandleAsync(TestRecord record)
+    {
+        Assert.True(record.NeedsHandler, "a poison record reached a handler: " + record);
+        Assert.True(_handled.Add((record.Partition.Value, record.Offset.Value, _reading.GetValueOrDefault(record.Partition.Value))), record + " was handled twice in one reading");
+        Assert.True(_keysInHandlers.Add((record.Partition.Value, record.KeyHash)), "two records of key " + record.Key + " in handlers at once: " + record);
+        Started.Add(record);
+        if (CompleteAtOnce)
+        {
+            Finish(record);
+            return new ValueTask<HandlerResult>(default(HandlerResult));
+        }
+
+        var handler = new TaskCompletionSource<HandlerResult>(); // continuations run in place: the worker goes on inside Complete
+        _running.Add(record, handler);
+        return new ValueTask<HandlerResult>(handler.Task);
+    }
+
+    void IRecordScheduling<TestRecord>.Retain(TestRecord record) => Retained.Add(record);
+
+    AfterConclusion IRecordScheduling<TestRecord>.Conclude(TestRecord record)
+    {
+        Assert.True(!record.NeedsHandler || _finished.Contains(record), record + " was concluded before its handler finished");
+        Assert.Equal(_nextToConclude[record.Partition.Value], record.Offset.Value); // in order, nothing skipped
+        Concluded.Add(record);
+        AfterConclusion after = Conclusion(record);
+        if (after == AfterConclusion.Continue)
+        {
+            _nextToConclude[record.Partition.Value] = record.Offset.Value + 1;
+        }
+
+        return after;
+    }
+
+    void IRecordScheduling<TestRecord>.Drop(TestRecord record)
+    {
+        Assert.DoesNotContain(record, Concluded.Skip(Concluded.LastIndexOf(record) + 1)); // not concluded since its last offer
+        Dropped.Add(record);
+    }
+
+    void IRecordScheduling<TestRecord>.Pause(TopicPartition partition) => Paused.Add(partition.Partition.Value);
+
+    void IRecordScheduling<TestRecord>.Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
+    {
+        Paused.Remove(partition.Partition.Value);
+        Resumed.Add((partition.Partition.Value, readAgainFrom?.Offset.Value));
+        if (readAgainFrom is not null)
+        {
+            NewReading(partition.Partition.Value, readAgainFrom.Offset.Value);
+        }
+    }
+
+    private void Finish(TestRecord record)
+    {
+        _finished.Add(record);
+        _keysInHandlers.Remove((record.Partition.Value, record.KeyHash));
+    }
+}
+
+/// <summary>Time that moves only when told; a wait for a handed-back record runs the test's next step, or lets the time run out.</summary>
+internal sealed class ManualClock : SchedulerClock
+{
+    private readonly Queue<Action> _duringWaits = new();
+
+    public TimeSpan Time { get; set; } = TimeSpan.FromHours(1);
+
+    public int Waits { get; private set; }
+
+    public override TimeSpan Now => Time;
+
+    /// <summary>What happens during the next wait (a handler completing on another thread, as it were).</summary>
+    public void DuringNextWait(Action step) => _duringWaits.Enqueue(step);
+
+    public override void WaitForHandBack(ManualResetEventSlim handedBack, TimeSpan timeout)
+    {
+        Waits++;
+        Assert.True(Waits < 1_000, "the scheduler waits for ever");
+        if (_duringWaits.TryDequeue(out Action? step))
+        {
+            step();
+        }
+        else
+        {
+            Time += timeout; // nothing came back: the wait ran out
+        }
+    }
+}
