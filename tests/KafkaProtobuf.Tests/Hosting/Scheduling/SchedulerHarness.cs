@@ -67,6 +67,12 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
     /// <summary>What concluding a record answers (a dead letter written, not written, a stop); Continue unless set.</summary>
     public Func<TestRecord, AfterConclusion> Conclusion { get; set; } = _ => AfterConclusion.Continue;
 
+    /// <summary>Told of every resume, with the offset the consumer seeks to (the fake consumer's hook).</summary>
+    public Action<int, long?>? ReadAgainFrom { get; set; }
+
+    /// <summary>The next offset each partition must conclude.</summary>
+    public long NextToConclude(int partition) => _nextToConclude.GetValueOrDefault(partition, -1);
+
     public List<TestRecord> Started { get; } = [];
 
     public List<TestRecord> Concluded { get; } = [];
@@ -122,7 +128,7 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         }
     }
 
-    /// <summary>The partition was read again from an earlier record, or given to this member anew: a new reading.</summary>
+    /// <summary>The partition was given to this member anew, to be read from <paramref name="from"/>: a new reading.</summary>
     public void NewReading(int partition, long from)
     {
         _reading[partition] = _reading.GetValueOrDefault(partition) + 1;
@@ -158,6 +164,10 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         {
             _nextToConclude[record.Partition.Value] = record.Offset.Value + 1;
         }
+        else if (after == AfterConclusion.ReadAgain)
+        {
+            _reading[record.Partition.Value] = _reading.GetValueOrDefault(record.Partition.Value) + 1; // the next conclusion is this record again
+        }
 
         return after;
     }
@@ -174,10 +184,7 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
     {
         Paused.Remove(partition.Partition.Value);
         Resumed.Add((partition.Partition.Value, readAgainFrom?.Offset.Value));
-        if (readAgainFrom is not null)
-        {
-            NewReading(partition.Partition.Value, readAgainFrom.Offset.Value);
-        }
+        ReadAgainFrom?.Invoke(partition.Partition.Value, readAgainFrom?.Offset.Value);
     }
 
     private void Finish(TestRecord record)
