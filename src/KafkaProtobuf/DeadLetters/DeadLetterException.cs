@@ -41,7 +41,7 @@ public sealed class DeadLetterException : KafkaException
     public bool IsRetriable { get; }
 
     private static Error Describe(Error error, TopicPartitionOffset record, string deadLetterTopic) =>
-        new(error.Code, "The dead letter for " + record + " was not written to '" + deadLetterTopic + "': " + error.Reason
+        new(error.Code, "The dead letter for " + PositionText.Of(record) + " was not written to '" + deadLetterTopic + "': " + error.Reason
             + ". Nothing was stored or committed, and the consumer was moved back to the record.", error.IsFatal);
 
     private static bool IsRetriableCode(ErrorCode code) => code is

@@ -41,7 +41,9 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:MaxConcurrentRecords", "6"),
             ("Kafka:Devices:HandlingOrder", "Key"),
             ("Kafka:Devices:MaxQueuedRecordsPerPartition", "250"),
-            ("Kafka:Devices:RevokeTimeout", "00:00:05"));
+            ("Kafka:Devices:RevokeTimeout", "00:00:05"),
+            ("Kafka:Devices:FailureExitCode", "75"),
+            ("Kafka:Devices:DeadLetterProducer:linger.ms", "20"));
         var services = new ServiceCollection();
         services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"), o => o.DeadLetterTimeout = TimeSpan.FromSeconds(3))
             .WithProtobufValues()
@@ -63,8 +65,51 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal(HandlingOrder.Key, options.HandlingOrder);
         Assert.Equal(250, options.MaxQueuedRecordsPerPartition);
         Assert.Equal(TimeSpan.FromSeconds(5), options.RevokeTimeout);
-        Assert.Equal("SASL_SSL", options.DeadLetterProducerConfig().Get("security.protocol")); // the producer connects like the consumer
+        Assert.Equal(75, options.FailureExitCode);
+        ProducerConfig deadLetters = options.DeadLetterProducerConfig();
+        Assert.Equal("SASL_SSL", deadLetters.Get("security.protocol")); // the producer connects like the consumer
+        Assert.Equal("127.0.0.1:9092", deadLetters.BootstrapServers); // though one producer setting was given
+        Assert.Equal(20, deadLetters.LingerMs);
+        Assert.Equal(3_000, deadLetters.MessageTimeoutMs); // DeadLetterTimeout, set in code
         Assert.False(options.ConsumerConfigForLoop().EnableAutoOffsetStore);
+    }
+
+    [Fact]
+    public void TheDeadLetterProducer_DefaultsToTheConsumersConnection_AllAcks_AndGivesUpWhenTheConsumerDoes()
+    {
+        var options = new KafkaProtobufConsumerOptions { Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g", SaslUsername = "svc", FetchMaxBytes = 1024 } };
+
+        ProducerConfig config = options.DeadLetterProducerConfig();
+
+        Assert.Equal("127.0.0.1:9092", config.BootstrapServers);
+        Assert.Equal("svc", config.SaslUsername);
+        Assert.Null(config.Get("fetch.max.bytes")); // a consumer-only setting: librdkafka would warn
+        Assert.Equal(Acks.All, config.Acks);
+        Assert.True(config.EnableIdempotence);
+        Assert.Equal(10_000, config.MessageTimeoutMs); // not librdkafka's 300 s: a dead letter the consumer gave up on is not delivered later
+
+        options.DeadLetterProducer = new ProducerConfig { Acks = Acks.Leader, BootstrapServers = "127.0.0.1:9093" };
+        config = options.DeadLetterProducerConfig();
+        Assert.Equal(Acks.Leader, config.Acks); // what is given wins
+        Assert.Equal("127.0.0.1:9093", config.BootstrapServers);
+        Assert.True(config.EnableIdempotence); // and the rest stays
+        Assert.Equal("svc", config.SaslUsername);
+    }
+
+    [Fact]
+    public void ADeadLetterProducerMessageTimeoutLongerThanDeadLetterTimeout_IsRefused()
+    {
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
+        {
+            o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" };
+            o.Topics.Add("devices");
+            o.DeadLetterTimeout = TimeSpan.FromSeconds(10);
+            o.DeadLetterProducer = new ProducerConfig { MessageTimeoutMs = 300_000 };
+        }).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains("message.timeout.ms (300000) is longer than DeadLetterTimeout", e.Message, StringComparison.Ordinal);
     }
 
     [Theory]

@@ -14,6 +14,7 @@ using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Vectors.Telemetry.V1;
 using Xunit;
 using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
@@ -205,6 +206,29 @@ public sealed class HostedConsumerTests() : HostedConsumerTestBase("hosted")
         Assert.True(cancelled);
         Assert.Equal([0, 1], handled);
         Assert.Equal(2, Committed("slow"));
+    }
+
+    [Fact]
+    public async Task LogLines_WriteEveryPartitionAndRecordOneWay()
+    {
+        Produce("positions", 3, 1); // record 1 is poison
+        Cluster.CreateTopic("positions.dlq", 1);
+        var log = new CapturedLog();
+        var handled = new ConcurrentQueue<long>();
+        IHost host = StartHost("devices", "positions", (record, _) =>
+        {
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        }, services: services => services.AddSingleton<ILoggerProvider>(log));
+
+        Wait.Until(() => handled.Count == 2, "both good records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        IReadOnlyList<string> lines = log.Lines;
+        Assert.Contains(lines, l => l.EndsWith("partitions assigned: positions [0]", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.EndsWith("partitions revoked: positions [0]", StringComparison.Ordinal)); // no "@Unset [-1001]"
+        Assert.Contains(lines, l => l.Contains("positions [0] @1 dead-lettered to positions.dlq", StringComparison.Ordinal));
+        Assert.DoesNotContain(lines, l => l.Contains("[[", StringComparison.Ordinal) || l.Contains("Unset", StringComparison.Ordinal));
     }
 
     [Fact]

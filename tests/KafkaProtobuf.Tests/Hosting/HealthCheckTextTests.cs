@@ -1,0 +1,51 @@
+using System.Threading.Tasks;
+using KafkaProtobuf.Hosting;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>What the health check says, word for word, for each state a consumer can be in (no cluster: the states are set by hand).</summary>
+public sealed class HealthCheckTextTests
+{
+    private static async Task<HealthCheckResult> Check(KafkaProtobufConsumerStates states)
+    {
+        var check = new KafkaProtobufConsumersHealthCheck(states);
+        return await check.CheckHealthAsync(new HealthCheckContext { Registration = new HealthCheckRegistration("kafkaprotobuf-consumers", check, null, null) });
+    }
+
+    [Theory]
+    [InlineData(1, "orders's handler has failed once on a record")]
+    [InlineData(2, "orders's handler has failed twice on a record")]
+    [InlineData(5, "orders's handler has failed 5 times on a record")]
+    public async Task AHandlerFailingOnARecord_IsCountedInWords(int attempts, string expected)
+    {
+        var states = new KafkaProtobufConsumerStates();
+        ConsumerStatus orders = states.For("orders");
+        orders.Running();
+        orders.HandlerFailed(attempts);
+
+        HealthCheckResult result = await Check(states);
+
+        Assert.Equal(HealthStatus.Degraded, result.Status);
+        Assert.Equal(expected, result.Description);
+    }
+
+    [Fact]
+    public async Task AFailedConsumer_SaysWhy_AndARecordDoneClearsTheFailures()
+    {
+        var states = new KafkaProtobufConsumerStates();
+        ConsumerStatus orders = states.For("orders");
+        orders.Running();
+        orders.HandlerFailed(3);
+        orders.RecordDone();
+        HealthCheckResult healthy = await Check(states);
+        orders.Failed("the ledger is closed");
+
+        HealthCheckResult failed = await Check(states);
+
+        Assert.Equal(HealthStatus.Healthy, healthy.Status);
+        Assert.Equal(HealthStatus.Unhealthy, failed.Status);
+        Assert.Equal("orders failed: the ledger is closed", failed.Description);
+    }
+}
