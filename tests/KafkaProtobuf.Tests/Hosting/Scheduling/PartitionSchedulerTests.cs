@@ -280,6 +280,21 @@ public sealed class PartitionSchedulerTests
     }
 
     [Fact]
+    public void Shutdown_DoesNotStartARecordThatWaitedForASlot()
+    {
+        var harness = new SchedulerHarness(maxConcurrent: 1);
+        TestRecord running = R(0, 0);
+        TestRecord waitingForASlot = R(1, 0);
+        harness.OfferAll(running, waitingForASlot);
+        harness.Clock.DuringNextWait(() => harness.Complete(running, conclude: false)); // its worker is free, and finds the other partition ready
+
+        harness.Scheduler.Drain(CancellationToken.None);
+
+        Assert.Equal([running], harness.Concluded);
+        Assert.DoesNotContain(waitingForASlot, harness.Started);
+    }
+
+    [Fact]
     public void AHandlerCancelledAtShutdown_IsNotConcluded_NorAnythingAfterIt()
     {
         var harness = new SchedulerHarness(maxConcurrent: 2, perKey: true);
