@@ -6,8 +6,9 @@ namespace KafkaProtobuf.Hosting;
 /// <summary>
 /// Wraps a deserializer and keeps a copy of the last bytes it was given, in a buffer it reuses: what a record whose
 /// handler failed is dead-lettered with, byte for byte, when the consumer has long handed out the deserialized
-/// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown; one loop
-/// thread consumes and handles records one at a time, so the copy is the record in hand.
+/// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown. The copy is
+/// the last record consumed: in sequential mode that is the record in hand until it is concluded; in partition-parallel
+/// mode a record the scheduler keeps past its consume takes its own copy first (<c>Retain</c>).
 /// </summary>
 internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>
 {
