@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -33,7 +34,8 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IConsumerProbe>(this);
-        builder.Logging.AddProvider(new RecentLogProvider(this));
+        // The consumer's log (librdkafka's lines included) into ChaosMember.RecentLog.
+        builder.Logging.AddProvider(new CapturedLog((level, id, line) => Remember(level.ToString(), id.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), line)));
         builder.Services
             .AddKafkaProtobufConsumer<Reading, Device>(name, options =>
             {
@@ -134,29 +136,6 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     {
         Leave();
         _host.Dispose();
-    }
-
-    /// <summary>The consumer's log (librdkafka's lines included) into <see cref="ChaosMember.RecentLog"/>.</summary>
-    private sealed class RecentLogProvider(HostedMember member) : ILoggerProvider, ILogger
-    {
-        public ILogger CreateLogger(string categoryName) => this;
-
-        public IDisposable? BeginScope<TState>(TState state)
-            where TState : notnull => null;
-
-        public bool IsEnabled(LogLevel logLevel) => logLevel >= LogLevel.Information;
-
-        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
-        {
-            if (IsEnabled(logLevel))
-            {
-                member.Remember(logLevel.ToString(), eventId.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), formatter(state, exception));
-            }
-        }
-
-        public void Dispose()
-        {
-        }
     }
 
     void IConsumerProbe.Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) =>
