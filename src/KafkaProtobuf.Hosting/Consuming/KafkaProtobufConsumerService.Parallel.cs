@@ -109,23 +109,26 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
 
     AfterConclusion IRecordScheduling<ParallelRecord<TKey, TValue>>.Conclude(ParallelRecord<TKey, TValue> record)
     {
+        if (record.Poison is { } poison)
+        {
+            using Activity? poisonActivity = _tracing.StartPoison(poison);
+            return DeadLetterPoison(poison, poisonActivity);
+        }
+
+        if (record.Activity is not { } activity)
+        {
+            return Conclude(record.Record!, record.Result, null, record.OwnBytes); // untraced: Activity.Current is not touched (an AsyncLocal, read and written per record)
+        }
+
         Activity? previous = Activity.Current;
+        Activity.Current = activity; // a dead letter continues the record's span
         try
         {
-            if (record.Poison is { } poison)
-            {
-                using Activity? poisonActivity = _tracing.StartPoison(poison);
-                return DeadLetterPoison(poison, poisonActivity);
-            }
-
-            Activity.Current = record.Activity; // a dead letter continues the record's span
-            using (record.Activity)
-            {
-                return Conclude(record.Record!, record.Result, record.Activity, record.OwnBytes);
-            }
+            return Conclude(record.Record!, record.Result, activity, record.OwnBytes);
         }
         finally
         {
+            activity.Dispose();
             Activity.Current = previous;
         }
     }
