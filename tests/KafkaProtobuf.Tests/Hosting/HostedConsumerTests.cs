@@ -232,6 +232,33 @@ public sealed class HostedConsumerTests() : HostedConsumerTestBase("hosted")
     }
 
     [Fact]
+    public async Task HandlerRetries_WaitTheBackoffOfTheirAttempt_FromTheSharedBackoff()
+    {
+        Produce("retried", 1);
+        var log = new CapturedLog();
+        int attempts = 0;
+        IHost host = StartHost("devices", "retried", (_, _) =>
+            Interlocked.Increment(ref attempts) <= 3 ? throw new TimeoutException("not yet") : Task.CompletedTask,
+            options =>
+            {
+                options.HandlerFailures.RetryBackoff = TimeSpan.FromMilliseconds(10);
+                options.HandlerFailures.MaxRetryBackoff = TimeSpan.FromMilliseconds(30);
+                options.HandlerFailures.Jitter = () => 0; // each delay is the least its attempt allows: half its ceiling
+            },
+            services => services.AddSingleton<ILoggerProvider>(log));
+
+        Wait.Until(() => Volatile.Read(ref attempts) >= 4, "the record handled on its fourth attempt", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(1, Committed("retried"));
+        string[] retries = log.Lines.Where(l => l.Contains("retrying in", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(3, retries.Length);
+        Assert.EndsWith("(attempt 1 of 5); retrying in 00:00:00.0050000", retries[0], StringComparison.Ordinal); // 10 ms ceiling
+        Assert.EndsWith("(attempt 2 of 5); retrying in 00:00:00.0100000", retries[1], StringComparison.Ordinal); // 20 ms
+        Assert.EndsWith("(attempt 3 of 5); retrying in 00:00:00.0150000", retries[2], StringComparison.Ordinal); // 40 ms, capped at 30
+    }
+
+    [Fact]
     public async Task Health_IsDegradedWhileTheHandlerKeepsFailingOnARecord_AndHealthyOnceItIsThrough()
     {
         Produce("flaky", 3);

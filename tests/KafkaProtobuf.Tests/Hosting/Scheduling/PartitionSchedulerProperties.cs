@@ -50,7 +50,7 @@ public sealed class PartitionSchedulerProperties
                         harness.Complete(record, Fate(record) % 5 == 0 ? HandlerOutcome.DeadLetter : HandlerOutcome.Handled, conclude: Next() % 2 == 0);
                         break;
                     case 3:
-                        Assert.True(harness.Scheduler.ConcludeHandedBack());
+                        Assert.True(harness.ConcludeHandedBack());
                         break;
                     default:
                         harness.Clock.Time += harness.Settings.ReadAgainDelay * (Next() % 2);
@@ -68,11 +68,12 @@ public sealed class PartitionSchedulerProperties
                     harness.Complete(record, Fate(record) % 5 == 0 ? HandlerOutcome.DeadLetter : HandlerOutcome.Handled);
                 }
 
-                Assert.True(harness.Scheduler.ConcludeHandedBack());
+                Assert.True(harness.ConcludeHandedBack());
                 harness.Clock.Time += harness.Settings.ReadAgainDelay;
                 harness.Scheduler.ResumeDue();
             }
 
+            harness.AssertNoRuleBroken();
             Assert.All(Enumerable.Range(0, Partitions), p => Assert.Equal(PerPartition, harness.NextToConclude(p)));
             Assert.Empty(harness.InHandlers);
         }

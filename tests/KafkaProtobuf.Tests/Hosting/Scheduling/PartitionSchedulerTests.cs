@@ -102,7 +102,7 @@ public sealed class PartitionSchedulerTests
         harness.Complete(failing, HandlerOutcome.DeadLetter, conclude: false);
         Assert.False(harness.IsRunning(sameKey)); // the loop has not decided: it could move the partition back to record 0
 
-        Assert.True(harness.Scheduler.ConcludeHandedBack());
+        Assert.True(harness.ConcludeHandedBack());
         Assert.Equal([failing], harness.Concluded);
         Assert.True(harness.IsRunning(sameKey));
     }
@@ -231,6 +231,7 @@ public sealed class PartitionSchedulerTests
         harness.Clock.DuringNextWait(() => harness.Complete(running, conclude: false));
 
         Assert.True(harness.Scheduler.Revoke([new TopicPartition(SchedulerHarness.Topic, 0)]));
+        harness.AssertNoRuleBroken();
 
         Assert.Equal([running], harness.Concluded); // stored before the partition goes
         Assert.False(harness.IsRunning(waiting)); // not started: its new owner reads it
@@ -248,6 +249,7 @@ public sealed class PartitionSchedulerTests
         Assert.Contains(0, harness.Paused); // full
 
         Assert.True(harness.Scheduler.Revoke([new TopicPartition(SchedulerHarness.Topic, 0)]));
+        harness.AssertNoRuleBroken();
 
         Assert.Empty(harness.Concluded);
         Assert.Equal([(0, (long?)null)], harness.Resumed); // librdkafka would keep the pause across the rebalance
@@ -273,6 +275,7 @@ public sealed class PartitionSchedulerTests
         harness.Clock.DuringNextWait(() => harness.Complete(other, conclude: false));
 
         harness.Scheduler.Drain(CancellationToken.None);
+        harness.AssertNoRuleBroken();
 
         Assert.Equal([running, other], harness.Concluded);
         Assert.DoesNotContain(waiting, harness.Started);
@@ -289,6 +292,7 @@ public sealed class PartitionSchedulerTests
         harness.Clock.DuringNextWait(() => harness.Complete(running, conclude: false)); // its worker is free, and finds the other partition ready
 
         harness.Scheduler.Drain(CancellationToken.None);
+        harness.AssertNoRuleBroken();
 
         Assert.Equal([running], harness.Concluded);
         Assert.DoesNotContain(waitingForASlot, harness.Started);
@@ -305,6 +309,7 @@ public sealed class PartitionSchedulerTests
         harness.Clock.DuringNextWait(() => harness.Complete(cancelled, HandlerOutcome.Cancelled, conclude: false));
 
         harness.Scheduler.Drain(CancellationToken.None);
+        harness.AssertNoRuleBroken();
 
         Assert.Empty(harness.Concluded);
     }
@@ -318,6 +323,6 @@ public sealed class PartitionSchedulerTests
 
         harness.Complete(record, HandlerOutcome.Stop, conclude: false);
 
-        Assert.False(harness.Scheduler.ConcludeHandedBack());
+        Assert.False(harness.ConcludeHandedBack());
     }
 }

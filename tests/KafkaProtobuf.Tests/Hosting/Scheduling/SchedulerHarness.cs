@@ -92,7 +92,31 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
     public bool Offer(TestRecord record, out bool kept)
     {
         _nextToConclude.TryAdd(record.Partition.Value, record.Offset.Value);
-        return Scheduler.Offer(record, out kept);
+        bool goOn = Scheduler.Offer(record, out kept);
+        AssertNoRuleBroken();
+        return goOn;
+    }
+
+    /// <summary>The loop's step: concludes what workers handed back.</summary>
+    public bool ConcludeHandedBack()
+    {
+        bool goOn = Scheduler.ConcludeHandedBack();
+        AssertNoRuleBroken();
+        return goOn;
+    }
+
+    /// <summary>Rules broken inside a handler call, where an exception would only become the record's result.</summary>
+    public List<string> BrokenRules { get; } = [];
+
+    public void AssertNoRuleBroken() => Assert.Empty(BrokenRules);
+
+    private void Check(bool rule, string broken)
+    {
+        if (!rule)
+        {
+            BrokenRules.Add(broken);
+            Assert.Fail(broken);
+        }
     }
 
     public void OfferAll(params TestRecord[] records)
@@ -122,9 +146,10 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         {
             SynchronizationContext.SetSynchronizationContext(context);
         }
+        AssertNoRuleBroken();
         if (conclude)
         {
-            Assert.True(Scheduler.ConcludeHandedBack());
+            Assert.True(ConcludeHandedBack());
         }
     }
 
@@ -137,9 +162,10 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
 
     ValueTask<HandlerResult> IRecordScheduling<TestRecord>.HandleAsync(TestRecord record)
     {
-        Assert.True(record.NeedsHandler, "a poison record reached a handler: " + record);
-        Assert.True(_handled.Add((record.Partition.Value, record.Offset.Value, _reading.GetValueOrDefault(record.Partition.Value))), record + " was handled twice in one reading");
-        Assert.True(_keysInHandlers.Add((record.Partition.Value, record.KeyHash)), "two records of key " + record.Key + " in handlers at once: " + record);
+        // A broken rule is kept, not only thrown: the scheduler turns what a handler throws into a result.
+        Check(record.NeedsHandler, "a poison record reached a handler: " + record);
+        Check(_handled.Add((record.Partition.Value, record.Offset.Value, _reading.GetValueOrDefault(record.Partition.Value))), record + " was handled twice in one reading");
+        Check(_keysInHandlers.Add((record.Partition.Value, record.KeyHash)), "two records of key " + record.Key + " in handlers at once: " + record);
         Started.Add(record);
         if (CompleteAtOnce)
         {
