@@ -38,8 +38,24 @@ internal sealed class HandlerWorkers<TRecord>
     /// <summary>Set whenever a record is handed back; the loop resets it before it waits for one.</summary>
     public ManualResetEventSlim HandedBackSignal { get; } = new();
 
-    /// <summary>Whether any handler is running or any record waits for one.</summary>
+    /// <summary>Whether a slot is taken: a handler runs, or a worker is about to take a ready record.</summary>
     public bool Busy => Volatile.Read(ref _busy) > 0;
+
+    /// <summary>
+    /// Starts a record's handler on the calling thread (up to its first await): the loop's, or a worker's. The host
+    /// turns what a handler throws into its result, so an exception here is a defect; it becomes a Stop result.
+    /// </summary>
+    public ValueTask<HandlerResult> Start(TRecord record)
+    {
+        try
+        {
+            return _host.HandleAsync(record);
+        }
+        catch (Exception e)
+        {
+            return new ValueTask<HandlerResult>(Defect(e));
+        }
+    }
 
     /// <summary>
     /// Loop thread: takes a slot for the record's handler to start right on the loop thread, if a slot is free, its
@@ -84,10 +100,7 @@ internal sealed class HandlerWorkers<TRecord>
             start = sequence.State == SequenceState.Idle && MakeReady(sequence);
         }
 
-        if (start)
-        {
-            _startWorker(() => WorkAsync(null, default));
-        }
+        StartWorkerIf(start);
     }
 
     /// <summary>Loop thread: the record that held its sequence was concluded or dropped; the sequence goes on.</summary>
@@ -105,10 +118,7 @@ internal sealed class HandlerWorkers<TRecord>
             start = MakeReady(sequence);
         }
 
-        if (start)
-        {
-            _startWorker(() => WorkAsync(null, default));
-        }
+        StartWorkerIf(start);
     }
 
     /// <summary>Loop thread: the records waiting in the lane's sequences are forgotten (the partition is read again from an earlier record).</summary>
@@ -158,6 +168,17 @@ internal sealed class HandlerWorkers<TRecord>
     /// <summary>Loop thread: the next record a worker handed back.</summary>
     public bool TryTakeHandedBack(out TRecord record) => _handedBack.TryDequeue(out record!);
 
+    private static HandlerResult Defect(Exception e) => new(HandlerOutcome.Stop, e);
+
+    /// <summary>Outside the gate: starts a worker for the slot <see cref="MakeReady"/> took.</summary>
+    private void StartWorkerIf(bool slotTaken)
+    {
+        if (slotTaken)
+        {
+            _startWorker(() => WorkAsync(null, default));
+        }
+    }
+
     /// <summary>Under the gate: an idle sequence with waiting records joins the ready queue; true when a new worker should start for it.</summary>
     private bool MakeReady(RecordSequence sequence)
     {
@@ -196,11 +217,11 @@ internal sealed class HandlerWorkers<TRecord>
             {
                 try
                 {
-                    result = startedOnLoop ? await started.ConfigureAwait(false) : await _host.HandleAsync(record).ConfigureAwait(false);
+                    result = startedOnLoop ? await started.ConfigureAwait(false) : await Start(record).ConfigureAwait(false);
                 }
                 catch (Exception e)
                 {
-                    result = new HandlerResult(HandlerOutcome.Stop, e); // HandleAsync catches what handlers throw: this is a defect, and stops the consumer
+                    result = Defect(e); // a started handler that faults, as Start says
                 }
             }
 

@@ -64,7 +64,7 @@ internal sealed class PartitionScheduler<TRecord>
         record.Generation = lane.Generation;
         if (record.NeedsHandler && lane.InOrder.Count == 0 && _workers.TryStartOnLoop(sequence))
         {
-            ValueTask<HandlerResult> running = Start(record);
+            ValueTask<HandlerResult> running = _workers.Start(record);
             if (running.IsCompleted)
             {
                 _workers.CompletedOnLoop(sequence);
@@ -186,18 +186,6 @@ internal sealed class PartitionScheduler<TRecord>
     /// that ignore their token).
     /// </summary>
     public void Drain(CancellationToken giveUp) => WaitForHandlers(_lanes.Values.ToList(), Timeout.InfiniteTimeSpan, giveUp);
-
-    private ValueTask<HandlerResult> Start(TRecord record)
-    {
-        try
-        {
-            return _host.HandleAsync(record);
-        }
-        catch (Exception e)
-        {
-            return new ValueTask<HandlerResult>(new HandlerResult(HandlerOutcome.Stop, e)); // see HandlerWorkers.WorkAsync
-        }
-    }
 
     /// <summary>The record stays in its lane until concluded; the partition pauses when the lane is full.</summary>
     private void Keep(PartitionLane lane, TRecord record)
