@@ -11,8 +11,8 @@ namespace KafkaProtobuf.Hosting;
 /// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
 /// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>ReadAgainDelay</c>,
 /// <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
-/// and <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>RetryBackoff</c>,
-/// <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>).
+/// <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>)
+/// and <c>Batches</c> (<c>MaxSize</c>, <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenAttemptsRunOut</c>).
 /// </summary>
 internal static class ConsumerConfiguration
 {
@@ -49,10 +49,7 @@ internal static class ConsumerConfiguration
 
         options.DeadLetterTimeout = TimeSpanOr(section, "DeadLetterTimeout", options.DeadLetterTimeout);
         options.ReadAgainDelay = TimeSpanOr(section, "ReadAgainDelay", options.ReadAgainDelay);
-        if (section["StopApplicationOnFailure"] is { } stop)
-        {
-            options.StopApplicationOnFailure = bool.TryParse(stop, out bool value) ? value : throw Invalid(section, "StopApplicationOnFailure", stop, "true or false");
-        }
+        options.StopApplicationOnFailure = BoolOr(section, "StopApplicationOnFailure", options.StopApplicationOnFailure);
 
         options.FailureExitCode = IntOr(section, "FailureExitCode", options.FailureExitCode);
         options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
@@ -67,6 +64,13 @@ internal static class ConsumerConfiguration
         options.HandlerFailures.MaxRetryBackoff = TimeSpanOr(failures, "MaxRetryBackoff", options.HandlerFailures.MaxRetryBackoff);
         options.HandlerFailures.WhenAttemptsRunOut = OneOf(
             failures, "WhenAttemptsRunOut", options.HandlerFailures.WhenAttemptsRunOut, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer);
+
+        IConfigurationSection batches = section.GetSection("Batches");
+        options.Batches.MaxSize = IntOr(batches, "MaxSize", options.Batches.MaxSize);
+        options.Batches.MaxWait = TimeSpanOr(batches, "MaxWait", options.Batches.MaxWait);
+        options.Batches.AcrossPartitions = BoolOr(batches, "AcrossPartitions", options.Batches.AcrossPartitions);
+
+        options.Batches.WhenAttemptsRunOut = OneOf(batches, "WhenAttemptsRunOut", options.Batches.WhenAttemptsRunOut, FailedBatchAction.Split, FailedBatchAction.WholeBatch);
     }
 
     /// <summary>An enum setting by name, among the values allowed there (not every member is: <c>Retry</c> is no answer to running out of attempts).</summary>
@@ -88,6 +92,11 @@ internal static class ConsumerConfiguration
 
         throw Invalid(section, key, text, string.Join(" or ", allowed));
     }
+
+    private static bool BoolOr(IConfiguration section, string key, bool fallback) =>
+        section[key] is not { } text ? fallback
+        : bool.TryParse(text, out bool value) ? value
+        : throw Invalid(section, key, text, "true or false");
 
     private static int IntOr(IConfiguration section, string key, int fallback) =>
         section[key] is not { } text ? fallback

@@ -18,9 +18,30 @@ internal sealed class ConsumerRegistration<TKey, TValue>(string name)
 
     public Func<IServiceProvider, IDeserializer<TValue>>? ValueDeserializer { get; set; }
 
-    public Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task>? Handler { get; set; }
+    /// <summary>The record handler; null when the consumer has a batch handler.</summary>
+    public Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task>? Handler { get; private set; }
 
-    public bool HandlerNeedsScope { get; set; }
+    /// <summary>The batch handler; null when the consumer has a record handler.</summary>
+    public Func<IServiceProvider, IReadOnlyList<ConsumeResult<TKey, TValue>>, CancellationToken, Task>? BatchHandler { get; private set; }
+
+    /// <summary>Whether the handler gets a service scope of its own for each record or batch.</summary>
+    public bool HandlerNeedsScope { get; private set; }
+
+    /// <summary>A consumer has one handler: a record handler replaces a batch handler set before, and the other way round.</summary>
+    public void HandleRecords(Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler, bool needsScope)
+    {
+        Handler = handler;
+        BatchHandler = null;
+        HandlerNeedsScope = needsScope;
+    }
+
+    /// <inheritdoc cref="HandleRecords"/>
+    public void HandleBatches(Func<IServiceProvider, IReadOnlyList<ConsumeResult<TKey, TValue>>, CancellationToken, Task> handler, bool needsScope)
+    {
+        BatchHandler = handler;
+        Handler = null;
+        HandlerNeedsScope = needsScope;
+    }
 
     public KafkaProtobufConsumerOptions CreateOptions(IServiceProvider services)
     {
@@ -30,10 +51,10 @@ internal sealed class ConsumerRegistration<TKey, TValue>(string name)
             configure(services, options);
         }
 
-        options.Validate(Name);
-        if (Handler is null)
+        options.Validate(Name, batches: BatchHandler is not null);
+        if (Handler is null && BatchHandler is null)
         {
-            throw new InvalidOperationException("The KafkaProtobuf consumer '" + Name + "' has no handler: call Handle or HandleWith on its builder.");
+            throw new InvalidOperationException("The KafkaProtobuf consumer '" + Name + "' has no handler: call Handle, HandleWith, HandleBatch or HandleBatchWith on its builder.");
         }
 
         return options;

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Threading;
 using System.Threading.Tasks;
@@ -49,7 +50,7 @@ public sealed class KafkaProtobufConsumerBuilder<TKey, TValue>
         return this;
     }
 
-    /// <summary>Handles each record with a delegate (no service scope is created).</summary>
+    /// <summary>Handles each record with a delegate (no service scope is created). Replaces a batch handler set before.</summary>
     /// <param name="handler">The handler; see <see cref="IRecordHandler{TKey, TValue}.HandleAsync"/>.</param>
     /// <returns>This builder.</returns>
     public KafkaProtobufConsumerBuilder<TKey, TValue> Handle(Func<ConsumeResult<TKey, TValue>, CancellationToken, Task> handler)
@@ -59,8 +60,7 @@ public sealed class KafkaProtobufConsumerBuilder<TKey, TValue>
             throw new ArgumentNullException(nameof(handler));
         }
 
-        _registration.Handler = (_, record, token) => handler(record, token);
-        _registration.HandlerNeedsScope = false;
+        _registration.HandleRecords((_, record, token) => handler(record, token), needsScope: false);
         return this;
     }
 
@@ -69,8 +69,7 @@ public sealed class KafkaProtobufConsumerBuilder<TKey, TValue>
     /// <returns>This builder.</returns>
     public KafkaProtobufConsumerBuilder<TKey, TValue> Handle(Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler)
     {
-        _registration.Handler = handler ?? throw new ArgumentNullException(nameof(handler));
-        _registration.HandlerNeedsScope = true;
+        _registration.HandleRecords(handler ?? throw new ArgumentNullException(nameof(handler)), needsScope: true);
         return this;
     }
 
@@ -81,8 +80,44 @@ public sealed class KafkaProtobufConsumerBuilder<TKey, TValue>
         where THandler : class, IRecordHandler<TKey, TValue>
     {
         Services.TryAddScoped<THandler>();
-        _registration.Handler = (services, record, token) => services.GetRequiredService<THandler>().HandleAsync(record, token);
-        _registration.HandlerNeedsScope = true;
+        _registration.HandleRecords((services, record, token) => services.GetRequiredService<THandler>().HandleAsync(record, token), needsScope: true);
+        return this;
+    }
+
+    /// <summary>
+    /// Handles records a batch at a time with a delegate (no service scope is created), batches made as
+    /// <see cref="KafkaProtobufConsumerOptions.Batches"/> says. Replaces a record handler set before.
+    /// </summary>
+    /// <param name="handler">The batch handler; see <see cref="IBatchHandler{TKey, TValue}.HandleAsync"/>.</param>
+    /// <returns>This builder.</returns>
+    public KafkaProtobufConsumerBuilder<TKey, TValue> HandleBatch(Func<IReadOnlyList<ConsumeResult<TKey, TValue>>, CancellationToken, Task> handler)
+    {
+        if (handler is null)
+        {
+            throw new ArgumentNullException(nameof(handler));
+        }
+
+        _registration.HandleBatches((_, records, token) => handler(records, token), needsScope: false);
+        return this;
+    }
+
+    /// <summary>Handles records a batch at a time with a delegate given the services of a new scope per batch.</summary>
+    /// <param name="handler">The batch handler: the scope's services, the records, the shutdown token.</param>
+    /// <returns>This builder.</returns>
+    public KafkaProtobufConsumerBuilder<TKey, TValue> HandleBatch(Func<IServiceProvider, IReadOnlyList<ConsumeResult<TKey, TValue>>, CancellationToken, Task> handler)
+    {
+        _registration.HandleBatches(handler ?? throw new ArgumentNullException(nameof(handler)), needsScope: true);
+        return this;
+    }
+
+    /// <summary>Handles records a batch at a time with <typeparamref name="THandler"/>, resolved in a new scope per batch (registered as scoped if it is not yet).</summary>
+    /// <typeparam name="THandler">The batch handler type.</typeparam>
+    /// <returns>This builder.</returns>
+    public KafkaProtobufConsumerBuilder<TKey, TValue> HandleBatchWith<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
+        where THandler : class, IBatchHandler<TKey, TValue>
+    {
+        Services.TryAddScoped<THandler>();
+        _registration.HandleBatches((services, records, token) => services.GetRequiredService<THandler>().HandleAsync(records, token), needsScope: true);
         return this;
     }
 }

@@ -78,8 +78,11 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public TimeSpan RevokeTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>What happens when the handler throws.</summary>
+    /// <summary>What happens when the handler throws (a batch handler: for the whole batch, then <see cref="BatchOptions.WhenAttemptsRunOut"/>).</summary>
     public HandlerFailureOptions HandlerFailures { get; } = new();
+
+    /// <summary>With a batch handler (<c>HandleBatch</c>): how batches are made and what a failed one becomes.</summary>
+    public BatchOptions Batches { get; } = new();
 
     /// <summary>
     /// Whether a consumer that stops for good (a fatal Kafka error, a dead letter that cannot be written, a handler
@@ -97,9 +100,9 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public int FailureExitCode { get; set; } = 1;
 
-    /// <summary>Checks the options before the consumer starts.</summary>
+    /// <summary>Checks the options before the consumer starts; <paramref name="batches"/> when its handler takes batches.</summary>
     /// <exception cref="InvalidOperationException">What is missing or contradicts the offset rule.</exception>
-    internal void Validate(string name)
+    internal void Validate(string name, bool batches = false)
     {
         string Prefix() => "The KafkaProtobuf consumer '" + name + "': ";
         if (Topics.Count == 0)
@@ -147,6 +150,34 @@ public sealed class KafkaProtobufConsumerOptions
         if (HandlerFailures.WhenAttemptsRunOut is not (HandlerFailureAction.DeadLetter or HandlerFailureAction.StopConsumer))
         {
             throw new InvalidOperationException(Prefix() + "HandlerFailures.WhenAttemptsRunOut must be DeadLetter or StopConsumer.");
+        }
+
+        if (batches)
+        {
+            ValidateBatches(Prefix());
+        }
+    }
+
+    private void ValidateBatches(string prefix)
+    {
+        if (Batches.MaxSize < 1 || Batches.MaxWait <= TimeSpan.Zero)
+        {
+            throw new InvalidOperationException(prefix + "Batches.MaxSize must be at least 1 and Batches.MaxWait positive.");
+        }
+
+        if (Batches.WhenAttemptsRunOut is not (FailedBatchAction.Split or FailedBatchAction.WholeBatch))
+        {
+            throw new InvalidOperationException(prefix + "Batches.WhenAttemptsRunOut must be Split or WholeBatch.");
+        }
+
+        if (HandlingOrder == HandlingOrder.Key)
+        {
+            throw new InvalidOperationException(prefix + "a batch handler takes a partition's records in its order: HandlingOrder Key does not apply to it (MaxConcurrentRecords counts batches of different partitions).");
+        }
+
+        if (Batches.AcrossPartitions && MaxConcurrentRecords > 1)
+        {
+            throw new InvalidOperationException(prefix + "batches across partitions are handled one at a time, in the order they were read: set MaxConcurrentRecords to 1, or leave Batches.AcrossPartitions off to handle several partitions' batches at once.");
         }
     }
 

@@ -43,6 +43,54 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         }
     }
 
+    /// <summary>
+    /// Concludes a batch its handler is done with: handled, every partition's offset is stored past its last record;
+    /// failed, record by record in order (each stored, dead-lettered, or stopping the consumer), stopping where a dead
+    /// letter could not be written (<see cref="RecordBatch{TKey, TValue}.ReadAgainAt"/>). Its copied bytes go back to the pool.
+    /// </summary>
+    private AfterConclusion ConcludeBatch(RecordBatch<TKey, TValue> batch, Activity? activity)
+    {
+        try
+        {
+            switch (batch.Result.Outcome)
+            {
+                case HandlerOutcome.Handled:
+                    foreach (ConsumeResult<TKey, TValue> last in batch.LastOfEachPartition())
+                    {
+                        StoreOffset(last);
+                    }
+
+                    _status.RecordDone();
+                    return AfterConclusion.Continue;
+                case HandlerOutcome.Cancelled:
+                    return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
+                case HandlerOutcome.Stop when batch.RecordResults is null:
+                    Exception e = batch.Result.Failure!;
+                    Fail("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + e.GetType().Name + ": " + e.Message + ")", e);
+                    return AfterConclusion.Stop;
+            }
+
+            for (int i = 0; i < batch.Count; i++)
+            {
+                HandlerResult result = batch.ResultOf(i);
+
+                // Own bytes only for a dead letter: no other outcome reads them (and copying every record's would cost an array each).
+                AfterConclusion after = Conclude(batch[i], result, activity, result.Outcome == HandlerOutcome.DeadLetter ? batch.BytesOf(i) : null);
+                if (after != AfterConclusion.Continue)
+                {
+                    batch.ReadAgainAt(i);
+                    return after;
+                }
+            }
+
+            return AfterConclusion.Continue;
+        }
+        finally
+        {
+            batch.Release();
+        }
+    }
+
     private AfterConclusion DeadLetterPoison(ConsumeException poison, Activity? activity) =>
         DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
 

@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
@@ -6,12 +7,13 @@ using Confluent.Kafka;
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
-/// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> above 1): the loop thread
-/// consumes and offers each record to the <see cref="PartitionScheduler{TRecord}"/>, which runs handlers on workers and
-/// hands each record back here, in its partition's order, to be concluded. This file is the consumer's side of that
-/// surface (<see cref="IRecordScheduling{TRecord}"/>): run a handler, conclude or drop a record, pause or resume a partition.
+/// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> above 1, or a batch handler
+/// whose batches are each one partition's): the loop thread consumes and offers what it takes to a
+/// <see cref="PartitionScheduler{TRecord}"/>, which runs handlers on workers and hands each record (or batch) back here,
+/// in its partition's order, to be concluded. This file: the loop, which both kinds share, and the side of the
+/// scheduler's surface (<see cref="IRecordScheduling{TRecord}"/>) for single records; <c>.Batches.cs</c> has the batches'.
 /// </summary>
-internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IRecordScheduling<ParallelRecord<TKey, TValue>>
+internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IRecordScheduling<ParallelRecord<TKey, TValue>>, KafkaProtobufConsumerService<TKey, TValue>.IIntake<ParallelRecord<TKey, TValue>>
 {
     private static readonly System.TimeSpan BusyWait = System.TimeSpan.FromMilliseconds(2);
     private static readonly System.TimeSpan IdleWait = System.TimeSpan.FromMilliseconds(50);
@@ -19,53 +21,82 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     private PartitionScheduler<ParallelRecord<TKey, TValue>>? _scheduler;
     private ParallelRecord<TKey, TValue>? _spare; // a record the scheduler did not keep (its handler completed at once): used again
 
+    /// <summary>How the scheduled loop turns what it consumed into what it offers the scheduler: records one by one, or batches.</summary>
+    private interface IIntake<TRecord>
+        where TRecord : ScheduledRecord
+    {
+        /// <summary>How long the next consume may wait.</summary>
+        System.TimeSpan Wait(bool busy);
+
+        /// <summary>Offers what is due without a new record (a batch whose wait ran out). False: a conclusion stopped the consumer.</summary>
+        bool OfferDue(PartitionScheduler<TRecord> scheduler);
+
+        /// <summary>Offers, or collects, a good record. False: a conclusion stopped the consumer.</summary>
+        bool OfferRecord(PartitionScheduler<TRecord> scheduler, ConsumeResult<TKey, TValue> record);
+
+        /// <summary>Offers a poison record in its partition's order, after what was collected before it. False: a conclusion stopped the consumer.</summary>
+        bool OfferPoison(PartitionScheduler<TRecord> scheduler, ConsumeException poison);
+
+        /// <summary>A record is read again later: offers what was collected of its partition before it. False: a conclusion stopped the consumer.</summary>
+        bool CutBefore(PartitionScheduler<TRecord> scheduler, TopicPartitionOffset record);
+    }
+
     /// <summary>The most records any partition's lane has held at once.</summary>
-    internal int DeepestLane => _scheduler?.DeepestLane ?? 0;
+    internal int DeepestLane => _scheduler?.DeepestLane ?? _batchScheduler?.DeepestLane ?? 0;
 
     private bool PerKey => _options.HandlingOrder == HandlingOrder.Key;
 
     private void RunPartitionParallel()
     {
-        _scheduler = new PartitionScheduler<ParallelRecord<TKey, TValue>>(this, SchedulerSettings.From(_options));
+        _scheduler = new PartitionScheduler<ParallelRecord<TKey, TValue>>(this, SchedulerSettings.From(_options), stopping: _stopTaking.Token);
+        RunScheduled(_scheduler);
+    }
+
+    /// <summary>The loop of both kinds (records, batches: this class is the intake of each): conclude what came back, resume what is due, consume, offer.</summary>
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Performance", "CA1859", Justification = "The service is the intake of both record types; the class type suggested does not convert to IIntake<TRecord> for an open TRecord.")]
+    private void RunScheduled<TRecord>(PartitionScheduler<TRecord> scheduler)
+        where TRecord : ScheduledRecord
+    {
+        IIntake<TRecord> intake = (IIntake<TRecord>)(object)this;
         while (!_stopTaking.IsCancellationRequested)
         {
-            if (!_scheduler.ConcludeHandedBack())
+            if (!scheduler.ConcludeHandedBack())
             {
                 return;
             }
 
-            _scheduler.ResumeDue();
-            Consumed consumed = Consume(_scheduler.Busy ? BusyWait : IdleWait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
+            scheduler.ResumeDue();
+            if (!intake.OfferDue(scheduler))
+            {
+                return;
+            }
+
+            Consumed consumed = Consume(intake.Wait(scheduler.Busy), out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             if (consumed is Consumed.Stopping or Consumed.Failed)
             {
+                break;
+            }
+
+            if (consumed == Consumed.Poison && !intake.OfferPoison(scheduler, unread!))
+            {
                 return;
             }
 
-            if (consumed == Consumed.Poison)
-            {
-                // Never run on the loop at once: it waits for the records before it in its sequence, then is dead-lettered in order.
-                if (!_scheduler.Offer(ParallelRecord<TKey, TValue>.OfPoison(unread!, PerKey), out _))
-                {
-                    return;
-                }
-            }
-            else if (consumed == Consumed.SchemaUnavailable)
+            if (consumed == Consumed.SchemaUnavailable)
             {
                 // This partition reads the record again after a delay; the others go on.
                 TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
-                _scheduler.ReadAgainLater(position);
-                _probe?.MovedBack(Name, position, schemaUnavailable: true);
-            }
-            else if (consumed == Consumed.Record)
-            {
-                ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
-                taken.Hold(record!, PerKey ? _keys.Hash() : 0);
-                if (!_scheduler.Offer(taken, out bool kept))
+                if (!intake.CutBefore(scheduler, position))
                 {
                     return;
                 }
 
-                _spare = kept ? null : taken;
+                scheduler.ReadAgainLater(position);
+                _probe?.MovedBack(Name, position, schemaUnavailable: true);
+            }
+            else if (consumed == Consumed.Record && !intake.OfferRecord(scheduler, record!))
+            {
+                return;
             }
         }
 
@@ -75,26 +106,44 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         {
             using var giveUp = new CancellationTokenSource();
             using CancellationTokenRegistration _ = _abortHandler.Token.Register(() => giveUp.CancelAfter(CloseGrace)); // handlers that ignore their token
-            _scheduler.Drain(giveUp.Token);
+            scheduler.Drain(giveUp.Token);
         }
     }
+
+    System.TimeSpan IIntake<ParallelRecord<TKey, TValue>>.Wait(bool busy) => busy ? BusyWait : IdleWait;
+
+    bool IIntake<ParallelRecord<TKey, TValue>>.OfferDue(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler) => true;
+
+    bool IIntake<ParallelRecord<TKey, TValue>>.OfferRecord(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
+    {
+        ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
+        taken.Hold(record, PerKey ? _keys.Hash() : 0);
+        if (!scheduler.Offer(taken, out bool kept))
+        {
+            return false;
+        }
+
+        _spare = kept ? null : taken;
+        return true;
+    }
+
+    // Never run on the loop at once: it waits for the records before it in its sequence, then is dead-lettered in order.
+    bool IIntake<ParallelRecord<TKey, TValue>>.OfferPoison(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, ConsumeException poison) =>
+        scheduler.Offer(ParallelRecord<TKey, TValue>.OfPoison(poison, PerKey), out _);
+
+    bool IIntake<ParallelRecord<TKey, TValue>>.CutBefore(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, TopicPartitionOffset record) => true;
 
     /// <summary>A worker (or the loop) runs the handler, with the record's span current for the handler only.</summary>
     ValueTask<HandlerResult> IRecordScheduling<ParallelRecord<TKey, TValue>>.HandleAsync(ParallelRecord<TKey, TValue> record)
     {
         Activity? activity = record.Activity = _tracing.Start(record.Record!);
-        if (activity is null)
-        {
-            return _handler.RunAsync(record.Record!, null);
-        }
-
         try
         {
             return _handler.RunAsync(record.Record!, activity); // an awaiting handler carries the span on in its context
         }
         finally
         {
-            Activity.Current = activity.Parent;
+            LeaveSpan(activity);
         }
     }
 
@@ -115,16 +164,41 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             return DeadLetterPoison(poison, poisonActivity);
         }
 
-        if (record.Activity is not { } activity)
+        return InSpan(record.Activity, (Service: this, Record: record), static (state, activity) =>
+            state.Service.Conclude(state.Record.Record!, state.Record.Result, activity, state.Record.OwnBytes));
+    }
+
+    void IRecordScheduling<ParallelRecord<TKey, TValue>>.Drop(ParallelRecord<TKey, TValue> record) => record.Activity?.Dispose();
+
+    void IRecordScheduling<ParallelRecord<TKey, TValue>>.Pause(TopicPartition partition) => Pause(partition);
+
+    void IRecordScheduling<ParallelRecord<TKey, TValue>>.Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom) => Resume(partition, readAgainFrom);
+
+    /// <summary>A handler started in a span: the span stays current in the handler's own context only, not on the thread that started it.</summary>
+    private static void LeaveSpan(Activity? activity)
+    {
+        if (activity is not null)
         {
-            return Conclude(record.Record!, record.Result, null, record.OwnBytes); // untraced: Activity.Current is not touched (an AsyncLocal, read and written per record)
+            Activity.Current = activity.Parent;
+        }
+    }
+
+    /// <summary>
+    /// Concludes in the span of the record or batch (a dead letter continues it), which ends with the conclusion.
+    /// Untraced, <see cref="Activity.Current"/> (an AsyncLocal, read and written per record) is not touched.
+    /// </summary>
+    private static AfterConclusion InSpan<TState>(Activity? activity, TState state, System.Func<TState, Activity?, AfterConclusion> conclude)
+    {
+        if (activity is null)
+        {
+            return conclude(state, null);
         }
 
         Activity? previous = Activity.Current;
-        Activity.Current = activity; // a dead letter continues the record's span
+        Activity.Current = activity;
         try
         {
-            return Conclude(record.Record!, record.Result, activity, record.OwnBytes);
+            return conclude(state, activity);
         }
         finally
         {
@@ -133,16 +207,35 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         }
     }
 
-    void IRecordScheduling<ParallelRecord<TKey, TValue>>.Drop(ParallelRecord<TKey, TValue> record) => record.Activity?.Dispose();
+    private void Pause(TopicPartition partition) => _consumer!.Pause([partition]);
 
-    void IRecordScheduling<ParallelRecord<TKey, TValue>>.Pause(TopicPartition partition) => _consumer!.Pause([partition]);
-
-    void IRecordScheduling<ParallelRecord<TKey, TValue>>.Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
+    private void Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
     {
         _consumer!.Resume([partition]);
         if (readAgainFrom is not null)
         {
             _consumer.Seek(readAgainFrom);
         }
+    }
+
+    /// <summary>Partitions taken away: the scheduler (and any open batches) let go of them. False: a conclusion stopped the consumer.</summary>
+    private bool RevokeScheduled(IEnumerable<TopicPartition> partitions)
+    {
+        if (_scheduler is not null)
+        {
+            return _scheduler.Revoke(partitions);
+        }
+
+        if (_batchScheduler is not null)
+        {
+            foreach (TopicPartition partition in partitions)
+            {
+                _collector!.Discard(partition);
+            }
+
+            return _batchScheduler.Revoke(partitions);
+        }
+
+        return true;
     }
 }

@@ -25,18 +25,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                     break;
                 }
 
-                case Consumed.Poison:
-                {
-                    using Activity? activity = _tracing.StartPoison(unread!);
-                    after = DeadLetterPoison(unread!, activity);
-                    break;
-                }
-
-                case Consumed.SchemaUnavailable:
-                    // Not bad data: nothing is stored past it; go back to it and read it again after a delay.
-                    _consumer!.Seek(unread!.ConsumerRecord.TopicPartitionOffset);
-                    _probe?.MovedBack(Name, unread.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true);
-                    after = AfterConclusion.ReadAgain;
+                case Consumed.Poison or Consumed.SchemaUnavailable:
+                    after = ConcludeUnreadOnLoop(consumed, unread!);
                     break;
                 case Consumed.Nothing:
                     continue;
@@ -44,12 +34,33 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                     return; // stopping, or failed
             }
 
-            if (after == AfterConclusion.Stop || (after == AfterConclusion.ReadAgain && !SleepUnlessStopping(_options.ReadAgainDelay)))
+            if (!GoOnAfter(after))
             {
                 return;
             }
         }
     }
+
+    /// <summary>
+    /// A record the loop thread cannot hand to a handler: a poison record is dead-lettered; one whose writer's schema is
+    /// unavailable is not bad data, so nothing is stored past it and the consumer goes back to it, to read it again.
+    /// </summary>
+    private AfterConclusion ConcludeUnreadOnLoop(Consumed consumed, ConsumeException unread)
+    {
+        if (consumed == Consumed.Poison)
+        {
+            using Activity? activity = _tracing.StartPoison(unread);
+            return DeadLetterPoison(unread, activity);
+        }
+
+        _consumer!.Seek(unread.ConsumerRecord.TopicPartitionOffset);
+        _probe?.MovedBack(Name, unread.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true);
+        return AfterConclusion.ReadAgain;
+    }
+
+    /// <summary>After a conclusion on the loop thread: whether the loop goes on (after the delay, when a record is read again).</summary>
+    private bool GoOnAfter(AfterConclusion after) =>
+        after != AfterConclusion.Stop && (after != AfterConclusion.ReadAgain || SleepUnlessStopping(_options.ReadAgainDelay));
 
     /// <summary>Runs the handler on the loop thread until it completes or fails for good.</summary>
     private HandlerResult Handle(ConsumeResult<TKey, TValue> record, Activity? activity)

@@ -15,7 +15,8 @@ namespace KafkaProtobuf.Hosting;
 /// The recommended consume loop, run by the host. This file: its life (start, the loop thread, shutdown, failure) and
 /// the client's callbacks. The consume step and what follows a record's handler (<c>.Conclusion.cs</c>) serve both
 /// loops: sequential (<c>.Sequential.cs</c>: one record at a time, on the loop thread) and partition-parallel
-/// (<c>.Parallel.cs</c>, scheduled by <see cref="PartitionScheduler{TRecord}"/>). Only the loop thread touches the
+/// (<c>.Parallel.cs</c>, scheduled by <see cref="PartitionScheduler{TRecord}"/>); a batch handler's batches are made and
+/// run by the same two (<c>.Batches.cs</c>). Only the loop thread touches the
 /// consumer. Shutdown stops taking records, lets the records in hand finish (cancelled when the host's shutdown timeout
 /// runs out), then closes the consumer, which commits and leaves the group.
 /// </summary>
@@ -35,7 +36,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private readonly IConsumerProbe? _probe;
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
-    private HandlerRunner<TKey, TValue> _handler = null!;
+    private HandlerRunner<ConsumeResult<TKey, TValue>> _handler = null!;
     private IConsumer<TKey, TValue>? _consumer;
     private IProducer<byte[], byte[]>? _deadLetters;
     private RawBytesCapture<TKey> _keys = null!;
@@ -58,6 +59,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     /// <summary>For tests' diagnostics: whether the loop thread is running, waiting or gone.</summary>
     internal System.Threading.ThreadState? LoopThreadState => _thread?.ThreadState;
 
+    /// <summary>For tests: whether shutdown has begun (no record or batch starts its handler any more).</summary>
+    internal bool Stopping => _stopTaking.IsCancellationRequested;
+
     /// <summary>The options the consumer starts with: configuration, then code, validated.</summary>
     internal KafkaProtobufConsumerOptions CreateOptions() => _registration.CreateOptions(_services);
 
@@ -65,7 +69,17 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     {
         _options = CreateOptions();
         _tracing = new ConsumerTracing(Name, _options.Consumer.GroupId);
-        _handler = new HandlerRunner<TKey, TValue>(_registration, _services, _options.HandlerFailures, _status, _logger, _stopTaking.Token, _abortHandler.Token);
+        if (_registration.Handler is { } handler)
+        {
+            _handler = new HandlerRunner<ConsumeResult<TKey, TValue>>(
+                Name, handler, _registration.HandlerNeedsScope, _services, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null,
+                _options.HandlerFailures, _status, _logger, _stopTaking.Token, _abortHandler.Token);
+        }
+        else
+        {
+            StartBatches(_registration.BatchHandler!);
+        }
+
         _keys = new RawBytesCapture<TKey>(_registration.KeyDeserializer?.Invoke(_services) ?? BuiltInDeserializers.For<TKey>("key"));
         _values = new RawBytesCapture<TValue>(_registration.ValueDeserializer?.Invoke(_services) ?? BuiltInDeserializers.For<TValue>("value"));
         _consumer = new ConsumerBuilder<TKey, TValue>(_options.ConsumerConfigForLoop())
@@ -153,7 +167,11 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     {
         try
         {
-            if (_options.MaxConcurrentRecords > 1)
+            if (_registration.BatchHandler is not null)
+            {
+                RunBatches();
+            }
+            else if (_options.MaxConcurrentRecords > 1)
             {
                 RunPartitionParallel();
             }
@@ -244,10 +262,12 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private void OnRevoked(List<TopicPartitionOffset> partitions, bool lost)
     {
         ConsumerLog.Revoked(_logger, Name, lost ? "lost" : "revoked", new PartitionList(partitions.Select(p => p.TopicPartition)));
-        if (_scheduler is not null && !_scheduler.Revoke(partitions.Select(p => p.TopicPartition)))
+        if (!RevokeScheduled(partitions.Select(p => p.TopicPartition)))
         {
             _stopTaking.Cancel();
         }
+
+        RevokeCollected(partitions.Select(p => p.TopicPartition));
 
         _probe?.Revoked(Name, partitions);
     }

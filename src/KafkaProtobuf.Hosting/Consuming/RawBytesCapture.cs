@@ -8,7 +8,8 @@ namespace KafkaProtobuf.Hosting;
 /// handler failed is dead-lettered with, byte for byte, when the consumer has long handed out the deserialized
 /// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown. The copy is
 /// the last record consumed: in sequential mode that is the record in hand until it is concluded; in partition-parallel
-/// mode a record the scheduler keeps past its consume takes its own copy first (<c>Retain</c>).
+/// mode a record the scheduler keeps past its consume takes its own copy first (<c>Retain</c>); a batch copies each of its
+/// records' bytes as it takes them (<see cref="CopiedBytes"/>).
 /// </summary>
 internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>
 {
@@ -33,6 +34,12 @@ internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer
 
         return inner.Deserialize(data, isNull, context);
     }
+
+    /// <summary>The last bytes (empty for null: see <see cref="LastIsNull"/>), valid until the next record is deserialized.</summary>
+    public ReadOnlySpan<byte> Last => _buffer.AsSpan(0, _length);
+
+    /// <summary>Whether the last key or value was null.</summary>
+    public bool LastIsNull => _isNull;
 
     /// <summary>The last bytes, as a new array (for a dead letter), or <see langword="null"/> for a null key or value.</summary>
     public byte[]? ToArray() => _isNull ? null : _buffer.AsSpan(0, _length).ToArray();

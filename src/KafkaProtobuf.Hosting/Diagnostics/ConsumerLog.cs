@@ -55,4 +55,7 @@ internal static partial class ConsumerLog
 
     [LoggerMessage(EventId = 16, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: a commit failed ({Error}); the next commit carries the offsets, or records after the last committed one are read again")]
     public static partial void CommitFailed(ILogger logger, string consumer, string error);
+
+    [LoggerMessage(EventId = 17, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the batch handler failed for good on {Batch}; handling its {Count} records one at a time, so that only those that still fail are dead-lettered")]
+    public static partial void BatchSplit(ILogger logger, string consumer, string batch, int count, Exception exception);
 }

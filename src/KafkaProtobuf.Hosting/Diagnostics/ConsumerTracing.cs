@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using Confluent.Kafka;
@@ -18,6 +19,51 @@ internal sealed class ConsumerTracing(string consumer, string? group)
     /// <summary>Starts the span of a consumed record; see <see cref="Start(string, Partition, Offset, Headers?, object?)"/>.</summary>
     public Activity? Start<TKey, TValue>(ConsumeResult<TKey, TValue> record) =>
         Source.HasListeners() ? Start(record.Topic, record.Partition, record.Offset, record.Message.Headers, record.Message.Value) : null;
+
+    /// <summary>
+    /// Starts the span of a batch (it becomes <see cref="Activity.Current"/>): a new trace, linked to the context each
+    /// record carries in its headers (a batch has many parents); null without a listener.
+    /// </summary>
+    public Activity? StartBatch<TKey, TValue>(IReadOnlyList<ConsumeResult<TKey, TValue>> records)
+    {
+        if (!Source.HasListeners())
+        {
+            return null;
+        }
+
+        var links = new List<ActivityLink>(records.Count);
+        string topic = records[0].Topic;
+        Partition partition = records[0].Partition;
+        bool onePartition = true;
+        foreach (ConsumeResult<TKey, TValue> record in records)
+        {
+            if (KafkaTraceContext.TryExtract(record.Message.Headers, out ActivityContext context))
+            {
+                links.Add(new ActivityLink(context));
+            }
+
+            onePartition &= record.Partition == partition && string.Equals(record.Topic, topic, StringComparison.Ordinal);
+        }
+
+        Activity? activity = Source.StartActivity(onePartition ? "process " + topic : "process", ActivityKind.Consumer, default(ActivityContext), links: links);
+        if (activity is { IsAllDataRequested: true })
+        {
+            activity.SetTag("messaging.system", "kafka");
+            activity.SetTag("messaging.operation.type", "process");
+            activity.SetTag("messaging.operation.name", "process");
+            activity.SetTag("messaging.batch.message_count", records.Count);
+            if (onePartition)
+            {
+                activity.SetTag("messaging.destination.name", topic);
+                activity.SetTag("messaging.destination.partition.id", partition.Value.ToString(CultureInfo.InvariantCulture));
+            }
+
+            activity.SetTag("messaging.consumer.group.name", group);
+            activity.SetTag("kafkaprotobuf.consumer", consumer);
+        }
+
+        return activity;
+    }
 
     /// <summary>Starts the span of a record that could not be deserialized, already marked failed with the reason.</summary>
     public Activity? StartPoison(ConsumeException poison)
@@ -87,6 +133,10 @@ internal sealed class ConsumerTracing(string consumer, string? group)
             { "kafkaprotobuf.back_off_ms", (long)backOff.TotalMilliseconds },
         }));
     }
+
+    /// <summary>A batch failed for good and its records are handled one at a time.</summary>
+    public static void Split(Activity? activity, int records) =>
+        activity?.AddEvent(new ActivityEvent("kafkaprotobuf.batch.split", tags: new ActivityTagsCollection { { "messaging.batch.message_count", records } }));
 
     /// <summary>The record was dead-lettered (the dead letter carries this span's context in its headers).</summary>
     public static void DeadLettered(Activity? activity, string topic, string reason) =>

@@ -22,6 +22,12 @@ public static class KafkaProtobufConsumerMetrics
     /// <summary>Records written to the dead-letter topic, tagged <c>reason</c> = <c>deserialization</c> or <c>handler</c>.</summary>
     public const string RecordsDeadLettered = "kafkaprotobuf.consumer.records.dead_lettered";
 
+    /// <summary>How many records each batch handed to a batch handler held.</summary>
+    public const string BatchSize = "kafkaprotobuf.consumer.batch.size";
+
+    /// <summary>Batches whose handler completed for the whole batch (a failed batch split into records is not counted).</summary>
+    public const string BatchesHandled = "kafkaprotobuf.consumer.batches.handled";
+
     /// <summary>The tag naming the consumer.</summary>
     public const string ConsumerTag = "consumer";
 
@@ -33,6 +39,8 @@ public static class KafkaProtobufConsumerMetrics
     private static readonly Histogram<double> Duration = Meter.CreateHistogram<double>(HandlerDuration, "s", "How long each handler run took.");
     private static readonly Counter<long> Retries = Meter.CreateCounter<long>(HandlerRetries, "{retry}", "Handler runs that failed and were retried.");
     private static readonly Counter<long> DeadLettered = Meter.CreateCounter<long>(RecordsDeadLettered, "{record}", "Records written to the dead-letter topic.");
+    private static readonly Histogram<int> Sizes = Meter.CreateHistogram<int>(BatchSize, "{record}", "How many records each batch handed to a batch handler held.");
+    private static readonly Counter<long> Batches = Meter.CreateCounter<long>(BatchesHandled, "{batch}", "Batches whose handler completed.");
 
     /// <summary>
     /// When a handler run starts, for <see cref="HandlerRan"/>; 0 while nothing listens to the duration histogram: on a
@@ -41,17 +49,17 @@ public static class KafkaProtobufConsumerMetrics
     /// </summary>
     internal static long HandlerStarting() => Duration.Enabled ? Stopwatch.GetTimestamp() : 0;
 
-    /// <summary>A handler run ended; its duration is recorded if it was timed (<paramref name="started"/> not 0).</summary>
-    internal static void HandlerRan(KeyValuePair<string, object?> consumer, long started, bool completed)
+    /// <summary>A handler run ended, having handled <paramref name="handled"/> records (0 when it failed); its duration is recorded if it was timed (<paramref name="started"/> not 0).</summary>
+    internal static void HandlerRan(KeyValuePair<string, object?> consumer, long started, int handled)
     {
         if (started != 0)
         {
             Duration.Record((Stopwatch.GetTimestamp() - started) / (double)Stopwatch.Frequency, consumer);
         }
 
-        if (completed)
+        if (handled != 0)
         {
-            Handled.Add(1, consumer);
+            Handled.Add(handled, consumer);
         }
     }
 
@@ -59,4 +67,8 @@ public static class KafkaProtobufConsumerMetrics
 
     internal static void DeadLetter(KeyValuePair<string, object?> consumer, bool handlerFailure) =>
         DeadLettered.Add(1, consumer, new KeyValuePair<string, object?>(ReasonTag, handlerFailure ? "handler" : "deserialization"));
+
+    internal static void BatchStarting(KeyValuePair<string, object?> consumer, int records) => Sizes.Record(records, consumer);
+
+    internal static void BatchHandled(KeyValuePair<string, object?> consumer) => Batches.Add(1, consumer);
 }

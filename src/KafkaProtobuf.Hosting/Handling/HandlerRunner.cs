@@ -3,21 +3,26 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
-using Confluent.Kafka;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
-/// Runs a hosted consumer's handler on a record, retrying failures in place as <see cref="HandlerFailureOptions"/> says
-/// (the wait ends early at shutdown), and says what became of the record. Touches no consumer state: the loop concludes.
-/// Safe on any thread.
+/// Runs a hosted consumer's handler on one piece of work (a record, or a batch of records), retrying failures in place
+/// as <see cref="HandlerFailureOptions"/> says (the wait ends early at shutdown), and says what became of it. Touches no
+/// consumer state: the loop concludes. Safe on any thread.
 /// </summary>
-internal sealed class HandlerRunner<TKey, TValue>
+/// <typeparam name="TWork">What the handler is given: a record, or a batch.</typeparam>
+internal sealed class HandlerRunner<TWork>
+    where TWork : class
 {
-    private readonly ConsumerRegistration<TKey, TValue> _registration;
+    private readonly string _consumer;
+    private readonly Func<IServiceProvider, TWork, CancellationToken, Task> _handler;
+    private readonly bool _needsScope;
     private readonly IServiceProvider _services;
+    private readonly Func<TWork, string> _describe;
+    private readonly Func<TWork, int>? _recordsOf;
     private readonly HandlerFailureOptions _failures;
     private readonly ExponentialBackoff _backoff;
     private readonly ConsumerStatus _status;
@@ -26,35 +31,53 @@ internal sealed class HandlerRunner<TKey, TValue>
     private readonly CancellationToken _stopping;
     private readonly CancellationToken _abort;
 
-    /// <param name="registration">The handler.</param>
-    /// <param name="services">The application's services (a scope per record when the handler needs one).</param>
+    /// <param name="consumer">The consumer's name.</param>
+    /// <param name="handler">The handler: the services (a new scope's when <paramref name="needsScope"/>), the work, the abort token.</param>
+    /// <param name="needsScope">Whether each run gets a service scope of its own.</param>
+    /// <param name="services">The application's services.</param>
+    /// <param name="describe">Where the work was read, for log lines (called only when something failed).</param>
+    /// <param name="recordsOf">How many records the work holds, for the handled-records counter; null for one.</param>
     /// <param name="failures">The retry policy.</param>
     /// <param name="status">Counts failures for the health check.</param>
     /// <param name="logger">The consumer's logger.</param>
-    /// <param name="stopping">Cancelled at shutdown: a retry's wait ends, and the record is not concluded.</param>
+    /// <param name="stopping">Cancelled at shutdown: a retry's wait ends, and the work is not concluded.</param>
     /// <param name="abort">Cancelled when the host's shutdown timeout runs out: given to the handler.</param>
     public HandlerRunner(
-        ConsumerRegistration<TKey, TValue> registration, IServiceProvider services, HandlerFailureOptions failures, ConsumerStatus status, ILogger logger, CancellationToken stopping, CancellationToken abort)
+        string consumer,
+        Func<IServiceProvider, TWork, CancellationToken, Task> handler,
+        bool needsScope,
+        IServiceProvider services,
+        Func<TWork, string> describe,
+        Func<TWork, int>? recordsOf,
+        HandlerFailureOptions failures,
+        ConsumerStatus status,
+        ILogger logger,
+        CancellationToken stopping,
+        CancellationToken abort)
     {
-        _registration = registration;
+        _consumer = consumer;
+        _handler = handler;
+        _needsScope = needsScope;
         _services = services;
+        _describe = describe;
+        _recordsOf = recordsOf;
         _failures = failures;
         _backoff = new ExponentialBackoff(failures.RetryBackoff, failures.MaxRetryBackoff, failures.Jitter);
         _status = status;
         _logger = logger;
-        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, registration.Name);
+        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer);
         _stopping = stopping;
         _abort = abort;
     }
 
     /// <summary>Runs the handler until it completes or fails for good. One that completes at once costs a call: no async state machine.</summary>
-    public ValueTask<HandlerResult> RunAsync(ConsumeResult<TKey, TValue> record, Activity? activity)
+    public ValueTask<HandlerResult> RunAsync(TWork work, Activity? activity)
     {
         long started = KafkaProtobufConsumerMetrics.HandlerStarting();
         Task first;
         try
         {
-            first = Invoke(record);
+            first = Invoke(work);
         }
         catch (Exception e)
         {
@@ -63,41 +86,41 @@ internal sealed class HandlerRunner<TKey, TValue>
 
         if (first.Status == TaskStatus.RanToCompletion)
         {
-            KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: true);
+            Ran(work, started, completed: true);
             return default;
         }
 
-        return RunWithRetriesAsync(record, activity, first, started);
+        return RunWithRetriesAsync(work, activity, first, started);
     }
 
     /// <summary>The first attempt still running or failed: await it, and retry as the policy says.</summary>
-    private async ValueTask<HandlerResult> RunWithRetriesAsync(ConsumeResult<TKey, TValue> record, Activity? activity, Task first, long firstStarted)
+    private async ValueTask<HandlerResult> RunWithRetriesAsync(TWork work, Activity? activity, Task first, long firstStarted)
     {
         for (int attempt = 1; ; attempt++)
         {
             long started = attempt == 1 ? firstStarted : KafkaProtobufConsumerMetrics.HandlerStarting();
             try
             {
-                Task handling = attempt == 1 ? first : Invoke(record);
+                Task handling = attempt == 1 ? first : Invoke(work);
                 if (!handling.IsCompleted)
                 {
                     await handling.ConfigureAwait(false);
                 }
 
                 handling.GetAwaiter().GetResult(); // a synchronous failure throws here
-                KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: true);
+                Ran(work, started, completed: true);
                 return default;
             }
             catch (OperationCanceledException e) when (_abort.IsCancellationRequested)
             {
-                KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: false);
+                Ran(work, started, completed: false);
                 ConsumerTracing.Failed(activity, e);
-                ConsumerLog.HandlerCancelled(_logger, _registration.Name, PositionText.Of(record.Topic, record.Partition, record.Offset));
+                ConsumerLog.HandlerCancelled(_logger, _consumer, _describe(work));
                 return new HandlerResult(HandlerOutcome.Cancelled, e);
             }
             catch (Exception e)
             {
-                KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed: false);
+                Ran(work, started, completed: false);
                 _status.HandlerFailed(attempt);
                 HandlerFailureAction action = _failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
                 if (action == HandlerFailureAction.Retry && attempt >= _failures.MaxAttempts)
@@ -114,7 +137,7 @@ internal sealed class HandlerRunner<TKey, TValue>
                 TimeSpan delay = _backoff.Delay(attempt);
                 KafkaProtobufConsumerMetrics.Retried(_tag);
                 ConsumerTracing.Retrying(activity, e, attempt, delay);
-                ConsumerLog.HandlerRetrying(_logger, _registration.Name, PositionText.Of(record.Topic, record.Partition, record.Offset), attempt, _failures.MaxAttempts, delay, e);
+                ConsumerLog.HandlerRetrying(_logger, _consumer, _describe(work), attempt, _failures.MaxAttempts, delay, e);
                 try
                 {
                     await Task.Delay(delay, _stopping).ConfigureAwait(false);
@@ -127,15 +150,14 @@ internal sealed class HandlerRunner<TKey, TValue>
         }
     }
 
-    private Task Invoke(ConsumeResult<TKey, TValue> record)
-    {
-        Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler = _registration.Handler!;
-        return _registration.HandlerNeedsScope ? InvokeScoped(handler, record) : handler(_services, record, _abort);
-    }
+    private void Ran(TWork work, long started, bool completed) =>
+        KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0);
 
-    private async Task InvokeScoped(Func<IServiceProvider, ConsumeResult<TKey, TValue>, CancellationToken, Task> handler, ConsumeResult<TKey, TValue> record)
+    private Task Invoke(TWork work) => _needsScope ? InvokeScoped(work) : _handler(_services, work, _abort);
+
+    private async Task InvokeScoped(TWork work)
     {
         using IServiceScope scope = _services.CreateScope();
-        await handler(scope.ServiceProvider, record, _abort).ConfigureAwait(false);
+        await _handler(scope.ServiceProvider, work, _abort).ConfigureAwait(false);
     }
 }

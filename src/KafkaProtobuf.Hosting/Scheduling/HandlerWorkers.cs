@@ -23,15 +23,18 @@ internal sealed class HandlerWorkers<TRecord>
     private readonly IRecordScheduling<TRecord> _host;
     private readonly Action<Func<Task>> _startWorker;
     private readonly int _slots;
+    private readonly CancellationToken _stopping;
     private int _busy; // slots taken: workers running, and a handler the loop started itself
 
     /// <param name="host">Runs handlers.</param>
     /// <param name="slots">How many handlers may run at once.</param>
     /// <param name="startWorker">Starts a worker on another thread (the thread pool); tests run it in place.</param>
-    public HandlerWorkers(IRecordScheduling<TRecord> host, int slots, Action<Func<Task>>? startWorker)
+    /// <param name="stopping">Shutdown: from then on a worker whose handler is done takes no other record (the loop has not closed the lanes yet).</param>
+    public HandlerWorkers(IRecordScheduling<TRecord> host, int slots, Action<Func<Task>>? startWorker, CancellationToken stopping)
     {
         _host = host;
         _slots = slots;
+        _stopping = stopping;
         _startWorker = startWorker ?? (work => Task.Run(work));
     }
 
@@ -232,12 +235,12 @@ internal sealed class HandlerWorkers<TRecord>
         }
     }
 
-    /// <summary>Takes the next ready sequence's next record, marking the sequence running; false (and the slot freed) when none is ready.</summary>
+    /// <summary>Takes the next ready sequence's next record, marking the sequence running; false (and the slot freed) when none is ready or shutdown has begun.</summary>
     private bool TryTakeNext(out TRecord record)
     {
         lock (_gate)
         {
-            while (_ready.Count > 0)
+            while (_ready.Count > 0 && !_stopping.IsCancellationRequested)
             {
                 RecordSequence sequence = _ready.Dequeue();
                 if (sequence.State != SequenceState.Ready)

@@ -17,6 +17,9 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     /// <summary>Records taken and not yet concluded, in the partition's order.</summary>
     public Queue<ScheduledRecord> InOrder { get; } = new();
 
+    /// <summary>The consumed records <see cref="InOrder"/> stands for (<see cref="ScheduledRecord.RecordCount"/> summed): what the lane's bound counts.</summary>
+    public int Records { get; set; }
+
     /// <summary>
     /// Bumped when the partition goes back to an earlier record: what was handed out before belongs to the old reading,
     /// and is dropped when it comes back.
@@ -26,7 +29,7 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     /// <summary>Under the workers' gate: the partition is being let go, and no handler starts on its records.</summary>
     public bool Closed { get; set; }
 
-    /// <summary>Fetching paused because <see cref="InOrder"/> reached its bound.</summary>
+    /// <summary>Fetching paused because <see cref="Records"/> reached its bound.</summary>
     public bool PausedFull { get; set; }
 
     /// <summary>Fetching paused until then (<see cref="SchedulerClock.Now"/>), after an unavailable schema or a failed dead letter.</summary>

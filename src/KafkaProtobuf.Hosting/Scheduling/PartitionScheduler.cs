@@ -35,15 +35,16 @@ internal sealed class PartitionScheduler<TRecord>
     /// <param name="settings">Limits and delays.</param>
     /// <param name="clock">Time; <see cref="SchedulerClock.System"/> unless testing.</param>
     /// <param name="startWorker">Starts a worker on another thread; the thread pool unless testing.</param>
-    public PartitionScheduler(IRecordScheduling<TRecord> host, SchedulerSettings settings, SchedulerClock? clock = null, Action<Func<Task>>? startWorker = null)
+    /// <param name="stopping">Cancelled when shutdown begins: no handler starts after it, even before <see cref="Drain"/>.</param>
+    public PartitionScheduler(IRecordScheduling<TRecord> host, SchedulerSettings settings, SchedulerClock? clock = null, Action<Func<Task>>? startWorker = null, CancellationToken stopping = default)
     {
         _host = host;
         _settings = settings;
         _clock = clock ?? SchedulerClock.System;
-        _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentRecords, startWorker);
+        _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentRecords, startWorker, stopping);
     }
 
-    /// <summary>The most records any partition's lane has held at once: what <see cref="SchedulerSettings.MaxQueuedRecordsPerPartition"/> bounds.</summary>
+    /// <summary>The most records any partition's lane has held at once (a batch counting its records): what <see cref="SchedulerSettings.MaxQueuedRecordsPerPartition"/> bounds.</summary>
     public int DeepestLane => Volatile.Read(ref _deepestLane);
 
     /// <summary>Whether a handler runs or a record waits for one (the loop then polls more often).</summary>
@@ -119,7 +120,7 @@ internal sealed class PartitionScheduler<TRecord>
         TimeSpan now = _clock.Now;
         foreach (PartitionLane lane in _lanes.Values)
         {
-            if (!lane.Paused || lane.PausedUntil > now || lane.InOrder.Count > _settings.MaxQueuedRecordsPerPartition / 2)
+            if (!lane.Paused || lane.PausedUntil > now || lane.Records > _settings.MaxQueuedRecordsPerPartition / 2)
             {
                 continue;
             }
@@ -167,6 +168,7 @@ internal sealed class PartitionScheduler<TRecord>
             }
 
             lane.InOrder.Clear();
+            lane.Records = 0;
             if (lane.Paused)
             {
                 // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
@@ -192,7 +194,7 @@ internal sealed class PartitionScheduler<TRecord>
     {
         _host.Retain(record);
         lane.InOrder.Enqueue(record);
-        int depth = lane.InOrder.Count;
+        int depth = lane.Records += record.RecordCount;
         if (depth > _deepestLane)
         {
             Volatile.Write(ref _deepestLane, depth);
@@ -217,6 +219,7 @@ internal sealed class PartitionScheduler<TRecord>
             }
 
             lane.InOrder.Dequeue();
+            lane.Records -= head.RecordCount;
             Conclude(lane, (TRecord)head);
             if (head.NeedsLoop)
             {
@@ -234,7 +237,7 @@ internal sealed class PartitionScheduler<TRecord>
                 _stopped = true;
                 return false;
             case AfterConclusion.ReadAgain:
-                MoveBack(lane, record.Position);
+                MoveBack(lane, record.ReadAgainFrom);
                 return true;
             default:
                 return true;
@@ -253,6 +256,7 @@ internal sealed class PartitionScheduler<TRecord>
         while (lane.InOrder.Count > 0)
         {
             ScheduledRecord later = lane.InOrder.Dequeue();
+            lane.Records -= later.RecordCount;
             if (later.Done)
             {
                 Drop((TRecord)later);

@@ -29,6 +29,12 @@ internal abstract class ScheduledRecord
 
     public TopicPartitionOffset Position => new(Topic, Partition, Offset);
 
+    /// <summary>How many consumed records it stands for (a batch stands for several): what a lane's bound counts.</summary>
+    public virtual int RecordCount => 1;
+
+    /// <summary>Where its partition is read again from when its conclusion moved the consumer back (a batch: the record whose dead letter failed).</summary>
+    public virtual TopicPartitionOffset ReadAgainFrom => Position;
+
     /// <summary>Set by the scheduler when it takes the record (loop thread), before any worker sees it.</summary>
     internal RecordSequence? Sequence { get; set; }
 

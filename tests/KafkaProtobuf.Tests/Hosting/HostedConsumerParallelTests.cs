@@ -25,26 +25,6 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// </summary>
 public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("parallel")
 {
-    /// <summary>Good values numbered by partition and offset (partition * 1000 + offset), keyed "k" + offset, poison at the given (partition, offset) pairs.</summary>
-    private void Produce(string topic, int partitions, int perPartition, params (int Partition, int Offset)[] poison) =>
-        Produce(topic, partitions, perPartition, offset => "k" + offset, poison);
-
-    private void Produce(string topic, int partitions, int perPartition, Func<int, string> keyOf, params (int Partition, int Offset)[] poison)
-    {
-        Cluster.CreateTopic(topic, partitions);
-        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
-        for (int offset = 0; offset < perPartition; offset++)
-        {
-            for (int p = 0; p < partitions; p++)
-            {
-                byte[] value = poison.Contains((p, offset)) ? Encoding.UTF8.GetBytes("{\"not\":\"framed\"}") : GoodValue((p * 1000) + offset);
-                producer.Produce(new TopicPartition(topic, p), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes(keyOf(offset)), Value = value });
-            }
-        }
-
-        Assert.Equal(0, producer.Flush(Deadline));
-    }
-
     private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions> configure, IConsumerProbe? probe = null)
     {
         IHost host = StartHost("parallel", topic, handler, configure, services =>
@@ -62,7 +42,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     {
         const int Partitions = 6;
         const int PerPartition = 150;
-        Produce("sensors", Partitions, PerPartition);
+        ProduceAcrossPartitions("sensors", Partitions, PerPartition);
         var handled = new ConcurrentDictionary<int, ConcurrentQueue<long>>();
         int inHandlers = 0;
         int mostAtOnce = 0;
@@ -103,7 +83,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     public async Task ASlowHandler_KeepsEachPartitionsLaneWithinItsBound_ByPausingFetching_AndLosesNothing()
     {
         const int PerPartition = 80;
-        Produce("slow", 2, PerPartition);
+        ProduceAcrossPartitions("slow", 2, PerPartition);
         var handled = new ConcurrentQueue<(int, long)>();
         (IHost host, KafkaProtobufConsumerService<string, Device> service) = Start("slow", async (record, token) =>
         {
@@ -127,7 +107,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     [Fact]
     public async Task PoisonAndAFailingHandler_AreDeadLetteredInTheirPartitionsOrder_WhileTheOtherPartitionFlows()
     {
-        Produce("mixed", 2, 20, (0, 3));
+        ProduceAcrossPartitions("mixed", 2, 20, (0, 3));
         Cluster.CreateTopic("mixed.dlq", 1);
         var handled = new ConcurrentDictionary<int, ConcurrentQueue<long>>();
         (IHost host, _) = Start("mixed", (record, _) =>
@@ -161,7 +141,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     public async Task PerKey_OnePartitionsKeysHandledAtOnce_EachKeyInOrder_UnderRandomDelays_AndOffsetsStoredInThePartitionsOrder()
     {
         const int PerPartition = 200;
-        Produce("by-key", 2, PerPartition, offset => "k" + (offset % 10));
+        ProduceAcrossPartitions("by-key", 2, PerPartition, offset => "k" + (offset % 10));
         var handled = new ConcurrentDictionary<(int Partition, string Key), ConcurrentQueue<long>>();
         var finished = new ConcurrentQueue<(int Partition, long Offset)>();
         var probe = new StoreProbe();
@@ -220,7 +200,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     [Fact]
     public async Task PerKey_AFailedRecordHoldsBackOnlyItsKey_IsDeadLetteredInOrder_AndNoOffsetIsStoredPastIt()
     {
-        Produce("key-failure", 1, 30, offset => "k" + (offset % 3), (0, 4));
+        ProduceAcrossPartitions("key-failure", 1, 30, offset => "k" + (offset % 3), (0, 4));
         Cluster.CreateTopic("key-failure.dlq", 1);
         var handled = new ConcurrentQueue<(string Key, long Offset)>();
         var probe = new StoreProbe();

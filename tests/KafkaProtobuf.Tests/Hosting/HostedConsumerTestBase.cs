@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -9,6 +10,8 @@ using KafkaProtobuf.Testing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Vectors.Telemetry.V1;
+using Xunit;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 
 namespace KafkaProtobuf.Tests.Hosting;
 
@@ -59,11 +62,20 @@ public abstract class HostedConsumerTestBase : IDisposable
         string topic,
         Func<ConsumeResult<string, Device>, CancellationToken, Task> handler,
         Action<KafkaProtobufConsumerOptions>? configure = null,
+        Action<IServiceCollection>? services = null) =>
+        StartHost(name, topic, builder => builder.Handle(handler), configure, services);
+
+    /// <summary>Starts a host running one hosted consumer of <paramref name="topic"/> whose handler (a record or a batch handler) <paramref name="handle"/> sets.</summary>
+    protected IHost StartHost(
+        string name,
+        string topic,
+        Action<KafkaProtobufConsumerBuilder<string, Device>> handle,
+        Action<KafkaProtobufConsumerOptions>? configure = null,
         Action<IServiceCollection>? services = null)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         services?.Invoke(builder.Services);
-        builder.Services
+        KafkaProtobufConsumerBuilder<string, Device> consumer = builder.Services
             .AddKafkaProtobufConsumer<string, Device>(name, options =>
             {
                 options.Consumer = Cluster.CreateConsumerConfig(Group);
@@ -78,12 +90,32 @@ public abstract class HostedConsumerTestBase : IDisposable
                 options.HandlerFailures.MaxRetryBackoff = TimeSpan.FromMilliseconds(40);
                 configure?.Invoke(options);
             })
-            .WithProtobufValues()
-            .Handle(handler);
+            .WithProtobufValues();
+        handle(consumer);
         IHost host = builder.Build();
         _hosts.Add(host);
         host.StartAsync().WaitAsync(Deadline).GetAwaiter().GetResult();
         return host;
+    }
+
+    /// <summary>Good values numbered by partition and offset (partition * 1000 + offset), keyed "k" + offset, poison at the given (partition, offset) pairs.</summary>
+    protected void ProduceAcrossPartitions(string topic, int partitions, int perPartition, params (int Partition, int Offset)[] poison) =>
+        ProduceAcrossPartitions(topic, partitions, perPartition, offset => "k" + offset, poison);
+
+    protected void ProduceAcrossPartitions(string topic, int partitions, int perPartition, Func<int, string> keyOf, params (int Partition, int Offset)[] poison)
+    {
+        Cluster.CreateTopic(topic, partitions);
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
+        for (int offset = 0; offset < perPartition; offset++)
+        {
+            for (int p = 0; p < partitions; p++)
+            {
+                byte[] value = poison.Contains((p, offset)) ? Encoding.UTF8.GetBytes("{\"not\":\"framed\"}") : GoodValue((p * 1000) + offset);
+                producer.Produce(new TopicPartition(topic, p), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes(keyOf(offset)), Value = value });
+            }
+        }
+
+        Assert.Equal(0, producer.Flush(Deadline));
     }
 
     /// <summary>What the group has committed on each partition of <paramref name="topic"/> (the next offset to read).</summary>

@@ -299,6 +299,24 @@ public sealed class PartitionSchedulerTests
     }
 
     [Fact]
+    public void OnceShutdownBegins_AWorkerWhoseHandlerIsDone_StartsNoOtherRecord_EvenBeforeTheDrain()
+    {
+        var harness = new SchedulerHarness(maxConcurrent: 1);
+        TestRecord running = R(0, 0);
+        TestRecord next = R(0, 1);
+        TestRecord otherPartition = R(1, 0);
+        harness.OfferAll(running, next, otherPartition);
+
+        harness.Stopping.Cancel(); // the loop has not reached Drain yet
+        harness.Complete(running);
+        harness.AssertNoRuleBroken();
+
+        Assert.Equal([running], harness.Started);
+        Assert.Equal([running], harness.Concluded);
+        Assert.False(harness.Scheduler.Busy);
+    }
+
+    [Fact]
     public void AHandlerCancelledAtShutdown_IsNotConcluded_NorAnythingAfterIt()
     {
         var harness = new SchedulerHarness(maxConcurrent: 2, perKey: true);

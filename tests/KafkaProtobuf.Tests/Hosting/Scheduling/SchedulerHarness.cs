@@ -52,8 +52,11 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
             ReadAgainDelay = TimeSpan.FromSeconds(1),
             RevokeTimeout = revokeTimeout ?? TimeSpan.FromSeconds(30),
         };
-        Scheduler = new PartitionScheduler<TestRecord>(this, Settings, Clock, work => work());
+        Scheduler = new PartitionScheduler<TestRecord>(this, Settings, Clock, work => work(), Stopping.Token);
     }
+
+    /// <summary>The consumer's shutdown signal, which comes before <see cref="PartitionScheduler{TRecord}.Drain"/>.</summary>
+    public CancellationTokenSource Stopping { get; } = new();
 
     public SchedulerSettings Settings { get; }
 

@@ -1,0 +1,145 @@
+using System;
+using System.Collections.Generic;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// Fills batches on the loop thread: one open batch per partition (or one for all, across partitions), handed over when
+/// it is full, when its first record has waited long enough, or cut short where a record cannot join it (a poison record,
+/// a record to read again later), so that what came before goes on in order. Batches of partitions taken away or read
+/// again from an earlier record are discarded: they are read again.
+/// </summary>
+internal sealed class BatchCollector<TKey, TValue>
+{
+    private readonly Dictionary<(string Topic, int Partition), RecordBatch<TKey, TValue>> _open = [];
+    private readonly Queue<RecordBatch<TKey, TValue>> _byAge = new(); // open batches in the order they opened, so in due order (closed ones skipped)
+    private readonly int _maxSize;
+    private readonly TimeSpan _maxWait;
+    private readonly bool _acrossPartitions;
+    private readonly SchedulerClock _clock;
+
+    public BatchCollector(BatchOptions options, SchedulerClock? clock = null)
+    {
+        _maxSize = options.MaxSize;
+        _maxWait = options.MaxWait;
+        _acrossPartitions = options.AcrossPartitions;
+        _clock = clock ?? SchedulerClock.System;
+    }
+
+    /// <summary>Records in open batches.</summary>
+    public int Collecting { get; private set; }
+
+    /// <summary>Adds a consumed record (its bytes borrowed from the deserializers' capture); returns its batch when that is now full.</summary>
+    public RecordBatch<TKey, TValue>? Add(ConsumeResult<TKey, TValue> record, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
+    {
+        (string, int) slot = SlotOf(record.Topic, record.Partition);
+        if (!_open.TryGetValue(slot, out RecordBatch<TKey, TValue>? batch))
+        {
+            batch = new RecordBatch<TKey, TValue>(_maxSize) { DueAt = _clock.Now + _maxWait };
+            _open.Add(slot, batch);
+            _byAge.Enqueue(batch);
+        }
+
+        batch.Add(record, key, keyIsNull, value, valueIsNull);
+        Collecting++;
+        return batch.Count >= _maxSize ? Close(slot, batch) : null;
+    }
+
+    /// <summary>
+    /// A record of the partition cannot join a batch (it is poison, or read again later): the open batch holding the
+    /// partition's records so far, handed over now, or null.
+    /// </summary>
+    public RecordBatch<TKey, TValue>? Cut(string topic, Partition partition)
+    {
+        (string, int) slot = SlotOf(topic, partition);
+        return _open.TryGetValue(slot, out RecordBatch<TKey, TValue>? batch) && batch.Holds(topic, partition) ? Close(slot, batch) : null;
+    }
+
+    /// <summary>An open batch whose first record has waited <see cref="BatchOptions.MaxWait"/>, the oldest first.</summary>
+    public bool TryTakeDue(out RecordBatch<TKey, TValue> batch)
+    {
+        while (_byAge.Count > 0 && _byAge.Peek().Closed)
+        {
+            _byAge.Dequeue();
+        }
+
+        if (_byAge.Count > 0 && _byAge.Peek().DueAt <= _clock.Now)
+        {
+            batch = _byAge.Dequeue();
+            Close(SlotOf(batch.Topic, batch.Partition), batch);
+            return true;
+        }
+
+        batch = null!;
+        return false;
+    }
+
+    /// <summary>How long until the next open batch is due (zero if one is); null when none is open.</summary>
+    public TimeSpan? UntilNextDue
+    {
+        get
+        {
+            foreach (RecordBatch<TKey, TValue> batch in _byAge)
+            {
+                if (!batch.Closed)
+                {
+                    TimeSpan left = batch.DueAt - _clock.Now;
+                    return left > TimeSpan.Zero ? left : TimeSpan.Zero;
+                }
+            }
+
+            return null;
+        }
+    }
+
+    /// <summary>The partition's records in open batches are dropped: it was taken away, or is read again from an earlier record.</summary>
+    public void Discard(TopicPartition partition)
+    {
+        (string, int) slot = SlotOf(partition.Topic, partition.Partition);
+        if (!_open.TryGetValue(slot, out RecordBatch<TKey, TValue>? batch) || !batch.Holds(partition.Topic, partition.Partition))
+        {
+            return;
+        }
+
+        Close(slot, batch);
+        if (!_acrossPartitions)
+        {
+            batch.Release();
+            return;
+        }
+
+        // The other partitions' records stay: their consumer position is already past them.
+        RecordBatch<TKey, TValue> rest = batch.Without(partition);
+        if (rest.Count > 0)
+        {
+            _open.Add(slot, rest);
+            _byAge.Enqueue(rest);
+            Collecting += rest.Count;
+        }
+    }
+
+    /// <summary>Shutdown: every open batch is dropped, not committed (read again when the group next reads its partitions).</summary>
+    public void DiscardAll()
+    {
+        foreach (RecordBatch<TKey, TValue> batch in _open.Values)
+        {
+            batch.Closed = true;
+            batch.Release();
+        }
+
+        _open.Clear();
+        _byAge.Clear();
+        Collecting = 0;
+    }
+
+    private RecordBatch<TKey, TValue> Close((string, int) slot, RecordBatch<TKey, TValue> batch)
+    {
+        _open.Remove(slot);
+        batch.Closed = true;
+        Collecting -= batch.Count;
+        return batch;
+    }
+
+    private (string Topic, int Partition) SlotOf(string topic, Partition partition) => _acrossPartitions ? (string.Empty, -1) : (topic, partition.Value);
+}

@@ -1,0 +1,172 @@
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// Records handed to a batch handler at once, in the order they were read, with their bytes as written (for dead
+/// letters); or, to keep a partition's order, a poison record standing in a batch's place (dead-lettered in its turn,
+/// never handed to the handler). The scheduler sees one record standing for <see cref="RecordCount"/>.
+/// </summary>
+internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList<ConsumeResult<TKey, TValue>>
+{
+    private readonly List<ConsumeResult<TKey, TValue>> _records;
+    private readonly CopiedBytes _bytes = new(); // the key of record i at 2i, its value at 2i + 1
+    private int _readAgainAt = -1;
+
+    public RecordBatch(int capacity) => _records = new List<ConsumeResult<TKey, TValue>>(capacity);
+
+    public int Count => _records.Count;
+
+    public override int RecordCount => Poison is null ? _records.Count : 1;
+
+    /// <summary>Set for a poison record's place in its partition's order.</summary>
+    public ConsumeException? Poison { get; private set; }
+
+    /// <summary>When the batch is handed over however full it is (<see cref="SchedulerClock.Now"/> of its first record plus the wait).</summary>
+    public TimeSpan DueAt { get; set; }
+
+    /// <summary>No longer collecting: handed over or discarded.</summary>
+    public bool Closed { get; set; }
+
+    /// <summary>After a failed batch was split: what became of each record; null while the batch's own <see cref="ScheduledRecord.Result"/> says it for all.</summary>
+    public HandlerResult[]? RecordResults { get; set; }
+
+    public Activity? Activity { get; set; }
+
+    /// <summary>Where the partition is read again from: the record whose dead letter failed, once the conclusion said so.</summary>
+    public override TopicPartitionOffset ReadAgainFrom => _readAgainAt < 0 ? Position : _records[_readAgainAt].TopicPartitionOffset;
+
+    public ConsumeResult<TKey, TValue> this[int index] => _records[index];
+
+    public static RecordBatch<TKey, TValue> OfPoison(ConsumeException poison)
+    {
+        ConsumeResult<byte[], byte[]> raw = poison.ConsumerRecord;
+        var batch = new RecordBatch<TKey, TValue>(0) { Poison = poison };
+        batch.Place(raw.Topic, raw.Partition, raw.Offset, 0, needsHandler: false);
+        return batch;
+    }
+
+    /// <summary>Adds a record and copies its key and value bytes (borrowed from the deserializers' capture).</summary>
+    public void Add(ConsumeResult<TKey, TValue> record, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
+    {
+        if (_records.Count == 0)
+        {
+            Place(record.Topic, record.Partition, record.Offset, 0, needsHandler: true);
+        }
+
+        _records.Add(record);
+        _bytes.Add(key, keyIsNull);
+        _bytes.Add(value, valueIsNull);
+    }
+
+    /// <summary>What the handler made of the record at <paramref name="index"/>.</summary>
+    public HandlerResult ResultOf(int index) => RecordResults?[index] ?? Result;
+
+    /// <summary>The record's key and value as written, as new arrays.</summary>
+    public (byte[]? Key, byte[]? Value) BytesOf(int index) => (_bytes.ToArray(2 * index), _bytes.ToArray((2 * index) + 1));
+
+    /// <summary>The conclusion stopped at the record at <paramref name="index"/>: its partition is read again from there.</summary>
+    public void ReadAgainAt(int index) => _readAgainAt = index;
+
+    /// <summary>
+    /// After <see cref="ReadAgainAt"/>: where each partition with records from there on is read again from (its first
+    /// record from there), for a batch across partitions whose conclusion stopped part way.
+    /// </summary>
+    public List<TopicPartitionOffset> ReadAgainPositions()
+    {
+        var positions = new List<TopicPartitionOffset>();
+        for (int i = Math.Max(_readAgainAt, 0); i < _records.Count; i++)
+        {
+            ConsumeResult<TKey, TValue> record = _records[i];
+            if (!positions.Exists(p => p.Partition == record.Partition && string.Equals(p.Topic, record.Topic, StringComparison.Ordinal)))
+            {
+                positions.Add(record.TopicPartitionOffset);
+            }
+        }
+
+        return positions;
+    }
+
+    /// <summary>The last record of each partition in the batch, the last first: where each partition's offset is stored once the batch is handled.</summary>
+    public List<ConsumeResult<TKey, TValue>> LastOfEachPartition()
+    {
+        var lasts = new List<ConsumeResult<TKey, TValue>>(1);
+        for (int i = _records.Count - 1; i >= 0; i--)
+        {
+            ConsumeResult<TKey, TValue> record = _records[i];
+            if (!lasts.Exists(l => l.Partition == record.Partition && string.Equals(l.Topic, record.Topic, StringComparison.Ordinal)))
+            {
+                lasts.Add(record);
+            }
+        }
+
+        return lasts;
+    }
+
+    /// <summary>A new batch of the records not of <paramref name="partition"/>, due when this one was (this one is closed and released).</summary>
+    public RecordBatch<TKey, TValue> Without(TopicPartition partition)
+    {
+        var rest = new RecordBatch<TKey, TValue>(_records.Capacity) { DueAt = DueAt };
+        for (int i = 0; i < _records.Count; i++)
+        {
+            ConsumeResult<TKey, TValue> record = _records[i];
+            if (record.Partition != partition.Partition || !string.Equals(record.Topic, partition.Topic, StringComparison.Ordinal))
+            {
+                ReadOnlySpan<byte> key = _bytes.Span(2 * i, out bool keyIsNull);
+                ReadOnlySpan<byte> value = _bytes.Span((2 * i) + 1, out bool valueIsNull);
+                rest.Add(record, key, keyIsNull, value, valueIsNull);
+            }
+        }
+
+        Closed = true;
+        Release();
+        return rest;
+    }
+
+    /// <summary>Whether a record of the partition is in the batch.</summary>
+    public bool Holds(string topic, Partition partition)
+    {
+        foreach (ConsumeResult<TKey, TValue> record in _records)
+        {
+            if (record.Partition == partition && string.Equals(record.Topic, topic, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>The copied bytes go back to the pool: the batch was concluded or dropped.</summary>
+    public void Release() => _bytes.Release();
+
+    /// <summary>For log lines and messages: <c>orders [3] @100..199 (100 records)</c>, or where a batch across partitions starts.</summary>
+    public string Describe()
+    {
+        if (Poison is not null || _records.Count == 0)
+        {
+            return PositionText.Of(Position);
+        }
+
+        ConsumeResult<TKey, TValue> first = _records[0];
+        ConsumeResult<TKey, TValue> last = _records[_records.Count - 1];
+        if (_records.Count == 1)
+        {
+            return PositionText.Of(first.Topic, first.Partition, first.Offset);
+        }
+
+        string count = _records.Count.ToString(CultureInfo.InvariantCulture);
+        return _records.TrueForAll(r => r.Partition == first.Partition && string.Equals(r.Topic, first.Topic, StringComparison.Ordinal))
+            ? PositionText.Of(first.Topic, first.Partition, first.Offset) + ".." + last.Offset.Value.ToString(CultureInfo.InvariantCulture) + " (" + count + " records)"
+            : "a batch of " + count + " records from several partitions, from " + PositionText.Of(first.Topic, first.Partition, first.Offset);
+    }
+
+    public IEnumerator<ConsumeResult<TKey, TValue>> GetEnumerator() => _records.GetEnumerator();
+
+    IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
+}

@@ -1,0 +1,104 @@
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Microsoft.Extensions.Logging;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// Runs a batch handler on a batch, with the retries of <see cref="HandlerRunner{TWork}"/>; a batch that failed for
+/// good is split, when <see cref="BatchOptions.WhenAttemptsRunOut"/> says so, into batches of one record, each run with
+/// the same retries, so that only the records that still fail are dead-lettered. Safe on any thread.
+/// </summary>
+internal sealed class BatchRunner<TKey, TValue>
+{
+    private readonly HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> _runner;
+    private readonly FailedBatchAction _whenAttemptsRunOut;
+    private readonly string _consumer;
+    private readonly ILogger _logger;
+    private readonly KeyValuePair<string, object?> _tag;
+
+    public BatchRunner(HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> runner, FailedBatchAction whenAttemptsRunOut, string consumer, ILogger logger)
+    {
+        _runner = runner;
+        _whenAttemptsRunOut = whenAttemptsRunOut;
+        _consumer = consumer;
+        _logger = logger;
+        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer);
+    }
+
+    /// <summary>What a batch handler is told a batch is, in log lines: its place, or a single record's.</summary>
+    public static string Describe(IReadOnlyList<ConsumeResult<TKey, TValue>> records) =>
+        records is RecordBatch<TKey, TValue> batch ? batch.Describe() : PositionText.Of(records[0].Topic, records[0].Partition, records[0].Offset);
+
+    /// <summary>Runs the handler on the batch until it completes or fails for good (then split, if so configured); the records' own results, if split, in <see cref="RecordBatch{TKey, TValue}.RecordResults"/>.</summary>
+    public ValueTask<HandlerResult> RunAsync(RecordBatch<TKey, TValue> batch, Activity? activity)
+    {
+        KafkaProtobufConsumerMetrics.BatchStarting(_tag, batch.Count);
+        ValueTask<HandlerResult> run = _runner.RunAsync(batch, activity);
+        if (!run.IsCompletedSuccessfully)
+        {
+            return AwaitAsync(batch, activity, run);
+        }
+
+        HandlerResult result = run.Result;
+        return NeedsSplit(batch, result) ? SplitAsync(batch, activity, result) : new ValueTask<HandlerResult>(Finished(result));
+    }
+
+    private async ValueTask<HandlerResult> AwaitAsync(RecordBatch<TKey, TValue> batch, Activity? activity, ValueTask<HandlerResult> run)
+    {
+        HandlerResult result = await run.ConfigureAwait(false);
+        return NeedsSplit(batch, result) ? await SplitAsync(batch, activity, result).ConfigureAwait(false) : Finished(result);
+    }
+
+    private bool NeedsSplit(RecordBatch<TKey, TValue> batch, HandlerResult result) =>
+        result.Outcome == HandlerOutcome.DeadLetter && _whenAttemptsRunOut == FailedBatchAction.Split && batch.Count > 1;
+
+    private HandlerResult Finished(HandlerResult result)
+    {
+        if (result.Outcome == HandlerOutcome.Handled)
+        {
+            KafkaProtobufConsumerMetrics.BatchHandled(_tag);
+        }
+
+        return result;
+    }
+
+    /// <summary>
+    /// Each record alone, in order. The batch's result then says whether any needs the loop: cancelled (shutdown: nothing
+    /// of the batch is stored), or failed (the conclusion goes record by record); a record that stops the consumer ends
+    /// the split, and the records after it are left as cancelled (never concluded).
+    /// </summary>
+    private async ValueTask<HandlerResult> SplitAsync(RecordBatch<TKey, TValue> batch, Activity? activity, HandlerResult failed)
+    {
+        ConsumerLog.BatchSplit(_logger, _consumer, batch.Describe(), batch.Count, failed.Failure!);
+        ConsumerTracing.Split(activity, batch.Count);
+        var results = new HandlerResult[batch.Count];
+        HandlerResult overall = default;
+        bool ended = false;
+        for (int i = 0; i < batch.Count; i++)
+        {
+            if (ended)
+            {
+                results[i] = new HandlerResult(HandlerOutcome.Cancelled, failed.Failure);
+                continue;
+            }
+
+            HandlerResult one = results[i] = await _runner.RunAsync([batch[i]], activity).ConfigureAwait(false);
+            if (one.Outcome == HandlerOutcome.Cancelled)
+            {
+                overall = one;
+                ended = true;
+            }
+            else if (one.Outcome != HandlerOutcome.Handled)
+            {
+                overall = overall.Outcome == HandlerOutcome.Handled ? new HandlerResult(HandlerOutcome.DeadLetter, one.Failure) : overall;
+                ended = one.Outcome == HandlerOutcome.Stop;
+            }
+        }
+
+        batch.RecordResults = results;
+        return overall;
+    }
+}

@@ -1,0 +1,459 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+using Xunit;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// Batch handlers on the embedded cluster: batches of one partition in its order (several partitions' at once) or across
+/// partitions; a partial batch handed over when its wait runs out; a failed batch retried, then split (only the bad record
+/// dead-lettered) or dead-lettered whole; poison records cutting batches and dead-lettered in order; a revoked partition's
+/// batch dropped, not committed; shutdown with a batch in hand; the batch metrics. Nothing asserts on time.
+/// </summary>
+public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches")
+{
+    private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(
+        string topic,
+        Func<IReadOnlyList<ConsumeResult<string, Device>>, CancellationToken, Task> handler,
+        Action<KafkaProtobufConsumerOptions> configure,
+        Action<IServiceCollection>? services = null)
+    {
+        IHost host = StartHost("batches", topic, builder => builder.HandleBatch(handler), options =>
+        {
+            options.Batches.MaxWait = TimeSpan.FromMilliseconds(100);
+            configure(options);
+        }, services);
+        return (host, host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single());
+    }
+
+    /// <summary>A batch as the handler saw it: (partition, offset) of each record.</summary>
+    private static (int Partition, long Offset)[] Seen(IReadOnlyList<ConsumeResult<string, Device>> batch) =>
+        [.. batch.Select(r => (r.Partition.Value, r.Offset.Value))];
+
+    private static IEnumerable<long> Offsets(int from, int to, params long[] except) => Enumerable.Range(from, to - from).Select(o => (long)o).Except(except);
+
+    [Fact]
+    public async Task EachBatchIsOnePartitionsRecordsInOrder_SeveralPartitionsBatchesRunAtOnce_AndEverythingHandledIsCommitted()
+    {
+        const int Partitions = 3;
+        const int PerPartition = 250;
+        ProduceAcrossPartitions("bulk", Partitions, PerPartition);
+        var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
+        int inHandlers = 0;
+        int mostAtOnce = 0;
+        int arrived = 0;
+        using var together = new ManualResetEventSlim();
+        (IHost host, _) = Start("bulk", async (batch, token) =>
+        {
+            await Task.Yield(); // what comes before the first await runs on the loop thread
+            int now = Interlocked.Increment(ref inHandlers);
+            InterlockedMax(ref mostAtOnce, now);
+            if (batch[0].Offset.Value == 0 && Interlocked.Increment(ref arrived) >= 2)
+            {
+                together.Set();
+            }
+
+            if (batch[0].Offset.Value == 0)
+            {
+                // The first batches of two partitions meet here: proof that batches of different partitions overlap.
+                Assert.True(together.Wait(Deadline, token), "a second partition's batch never ran beside the first");
+            }
+
+            batches.Enqueue(Seen(batch));
+            Interlocked.Decrement(ref inHandlers);
+        }, options =>
+        {
+            options.MaxConcurrentRecords = Partitions;
+            options.Batches.MaxSize = 100;
+        });
+
+        Wait.Until(() => batches.Sum(b => b.Length) >= Partitions * PerPartition, "every record handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.InRange(mostAtOnce, 2, Partitions);
+        Assert.All(batches, b =>
+        {
+            Assert.InRange(b.Length, 1, 100);
+            Assert.Single(b.Select(r => r.Partition).Distinct());
+        });
+        Assert.Contains(batches, b => b.Length == 100); // the prefetched records filled batches to the brim
+        for (int p = 0; p < Partitions; p++)
+        {
+            Assert.Equal(Offsets(0, PerPartition), batches.Where(b => b[0].Partition == p).SelectMany(b => b).Select(r => r.Offset));
+        }
+
+        Assert.Equal(Enumerable.Repeat((long)PerPartition, Partitions), Committed("bulk", Partitions));
+    }
+
+    [Fact]
+    public async Task AQuietPartitionsRecords_AreHandedOverInAPartialBatch_WhenItsWaitRunsOut()
+    {
+        ProduceAcrossPartitions("quiet", 1, 7);
+        var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
+        (IHost host, _) = Start("quiet", (batch, _) =>
+        {
+            batches.Enqueue(Seen(batch));
+            return Task.CompletedTask;
+        }, options => options.Batches.MaxSize = 100);
+
+        // Seven records and a batch of up to a hundred: without the wait they would be held for records that never come.
+        Wait.Until(() => batches.Sum(b => b.Length) == 7, "the seven records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.All(batches, b => Assert.InRange(b.Length, 1, 7));
+        Assert.Equal(Offsets(0, 7), batches.SelectMany(b => b).Select(r => r.Offset));
+        Assert.Equal([7L], Committed("quiet", 1));
+    }
+
+    [Fact]
+    public async Task AFailingBatch_IsRetriedAsABatch_ThenSplit_SoOnlyTheBadRecordIsDeadLettered_WithItsOwnBytes()
+    {
+        ProduceAcrossPartitions("split", 1, 30);
+        Cluster.CreateTopic("split.dlq", 1);
+        var handled = new ConcurrentQueue<long>();
+        int batchAttemptsWith13 = 0;
+        int singleAttemptsOf13 = 0;
+        (IHost host, _) = Start("split", (batch, _) =>
+        {
+            if (batch.Any(r => r.Offset.Value == 13))
+            {
+                Interlocked.Increment(ref batch.Count > 1 ? ref batchAttemptsWith13 : ref singleAttemptsOf13);
+                throw new InvalidOperationException("a row of the batch violates a constraint");
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue(record.Offset.Value);
+            }
+
+            return Task.CompletedTask;
+        }, options =>
+        {
+            options.Batches.MaxSize = 10;
+            options.HandlerFailures.MaxAttempts = 2;
+        });
+
+        Wait.Until(() => handled.Count == 29, "the 29 good records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(2, batchAttemptsWith13); // the batch's own attempts
+        Assert.Equal(2, singleAttemptsOf13); // then, split, the bad record's
+        Assert.Equal(Offsets(0, 30, 13), handled.Order());
+        Assert.Equal(29, handled.Distinct().Count());
+        ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(Cluster.CreateConsumerConfig(), "split.dlq", Deadline));
+        Assert.Equal(13L, SourceOf(letter.Message.Headers).Offset.Value);
+        Assert.Equal(GoodValue(13), letter.Message.Value); // its own bytes, not those of another record of its batch
+        Assert.Equal(Encoding.UTF8.GetBytes("k13"), letter.Message.Key);
+        Assert.Equal("handler", Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.Component)));
+        Assert.Equal([30L], Committed("split", 1));
+    }
+
+    [Fact]
+    public async Task AFailingBatch_WhoseFailureIsTheWholeBatchs_IsDeadLetteredRecordByRecord_InOrder()
+    {
+        ProduceAcrossPartitions("whole", 1, 30);
+        Cluster.CreateTopic("whole.dlq", 1);
+        var handled = new ConcurrentQueue<long>();
+        var failedBatch = new ConcurrentQueue<long>();
+        (IHost host, _) = Start("whole", (batch, _) =>
+        {
+            if (batch.Any(r => r.Offset.Value == 13))
+            {
+                foreach (ConsumeResult<string, Device> record in batch)
+                {
+                    failedBatch.Enqueue(record.Offset.Value);
+                }
+
+                throw new TimeoutException("the warehouse did not answer");
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue(record.Offset.Value);
+            }
+
+            return Task.CompletedTask;
+        }, options =>
+        {
+            options.Batches.MaxSize = 10;
+            options.Batches.WhenAttemptsRunOut = FailedBatchAction.WholeBatch;
+            options.HandlerFailures.MaxAttempts = 1;
+        });
+
+        Wait.Until(() => handled.Count + failedBatch.Count == 30, "every record handled or failed", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "whole.dlq", Deadline);
+        Assert.InRange(failedBatch.Count, 2, 10);
+        Assert.Equal(failedBatch, letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
+        Assert.All(letters, l => Assert.Equal(GoodValue((int)SourceOf(l.Message.Headers).Offset.Value), l.Message.Value));
+        Assert.All(letters, l => Assert.Equal(typeof(TimeoutException).FullName, Encoding.UTF8.GetString(l.Message.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorCode))));
+        Assert.Equal(Offsets(0, 30).Except(failedBatch), handled.Order());
+        Assert.Equal([30L], Committed("whole", 1));
+    }
+
+    [Fact]
+    public async Task PoisonRecords_NeverReachTheBatchHandler_CutTheirBatchesThere_AndAreDeadLetteredInOrder()
+    {
+        ProduceAcrossPartitions("cut", 1, 20, (0, 5), (0, 12));
+        Cluster.CreateTopic("cut.dlq", 1);
+        var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
+        (IHost host, _) = Start("cut", (batch, _) =>
+        {
+            batches.Enqueue(Seen(batch));
+            return Task.CompletedTask;
+        }, options => options.Batches.MaxSize = 100);
+
+        Wait.Until(() => batches.Sum(b => b.Length) == 18, "the 18 good records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(Offsets(0, 20, 5, 12), batches.SelectMany(b => b).Select(r => r.Offset));
+        Assert.All(batches, b => Assert.DoesNotContain(b, r => r.Offset is 5 or 12));
+        Assert.DoesNotContain(batches, b => b[0].Offset < 5 && b[^1].Offset > 5);
+        Assert.DoesNotContain(batches, b => b[0].Offset < 12 && b[^1].Offset > 12);
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "cut.dlq", Deadline);
+        Assert.Equal([5L, 12L], letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
+        Assert.Equal([20L], Committed("cut", 1));
+    }
+
+    [Fact]
+    public async Task BatchesAcrossPartitions_HoldSeveralPartitionsRecords_EachPartitionStillInOrder()
+    {
+        ProduceAcrossPartitions("across", 3, 60);
+        var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
+        (IHost host, _) = Start("across", (batch, _) =>
+        {
+            batches.Enqueue(Seen(batch));
+            return Task.CompletedTask;
+        }, options =>
+        {
+            options.Batches.MaxSize = 50;
+            options.Batches.AcrossPartitions = true;
+        });
+
+        Wait.Until(() => batches.Sum(b => b.Length) == 180, "every record handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Contains(batches, b => b.Select(r => r.Partition).Distinct().Count() > 1);
+        Assert.All(batches, b => Assert.InRange(b.Length, 1, 50));
+        for (int p = 0; p < 3; p++)
+        {
+            Assert.Equal(Offsets(0, 60), batches.SelectMany(b => b).Where(r => r.Partition == p).Select(r => r.Offset));
+        }
+
+        Assert.Equal([60L, 60L, 60L], Committed("across", 3));
+    }
+
+    [Fact]
+    public async Task ARevokedPartitionsBatch_StillInItsHandlerAfterRevokeTimeout_IsDropped_NotCommitted_AndReadAgain()
+    {
+        ProduceAcrossPartitions("rebalanced", 2, 20);
+        var handled = new ConcurrentQueue<(string Member, int Partition, long Offset)>();
+        var revoked = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var held = new ManualResetEventSlim();
+        int holding = 0;
+        Func<IReadOnlyList<ConsumeResult<string, Device>>, CancellationToken, Task> Member(string name) => async (batch, token) =>
+        {
+            await Task.Yield();
+            if (name == "first" && batch[0].Partition.Value == 0 && batch[0].Offset.Value == 0 && Interlocked.Exchange(ref holding, 1) == 0)
+            {
+                // Held until the rebalance has let the partition go: its revoke waited RevokeTimeout for this batch, then dropped it.
+                held.Set();
+                await revoked.Task.WaitAsync(Deadline, token);
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue((name, record.Partition.Value, record.Offset.Value));
+            }
+        };
+
+        void Options(KafkaProtobufConsumerOptions options)
+        {
+            options.MaxConcurrentRecords = 2;
+            options.Batches.MaxSize = 10;
+            options.RevokeTimeout = TimeSpan.FromMilliseconds(200);
+        }
+
+        (IHost first, _) = Start("rebalanced", Member("first"), Options, services => services.AddSingleton<IConsumerProbe>(new RevokeProbe(revoked)));
+        Assert.True(held.Wait(Deadline), "the first member never took partition 0's first batch");
+        (IHost second, _) = Start("rebalanced", Member("second"), Options);
+
+        Wait.Until(() => Committed("rebalanced", 2).SequenceEqual([20L, 20L]), "both partitions committed to their end", Deadline);
+        await first.StopAsync().WaitAsync(Deadline);
+        await second.StopAsync().WaitAsync(Deadline);
+
+        // The held batch completed in its handler after the partition was let go: it was not committed, so its records were read again.
+        Assert.All(Offsets(0, 10), offset => Assert.True(handled.Count(h => h.Partition == 0 && h.Offset == offset) >= 2, $"partition 0 @{offset} was handled once: its dropped batch was committed"));
+        Assert.All(Offsets(0, 20), offset => Assert.Contains(handled, h => h.Partition == 1 && h.Offset == offset));
+    }
+
+    [Fact]
+    public async Task Shutdown_LetsTheBatchInHandFinish_CommitsIt_AndStartsNoOtherBatch()
+    {
+        ProduceAcrossPartitions("draining", 1, 30);
+        var handled = new ConcurrentQueue<long>();
+        KafkaProtobufConsumerService<string, Device>? service = null;
+        using var inHand = new ManualResetEventSlim();
+        (IHost host, service) = Start("draining", async (batch, token) =>
+        {
+            await Task.Yield();
+            inHand.Set();
+            Wait.Until(() => service!.Stopping, "shutdown to begin", Deadline); // the batch finishes only once nothing new may start
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue(record.Offset.Value);
+            }
+        }, options => options.Batches.MaxSize = 10);
+
+        Assert.True(inHand.Wait(Deadline), "no batch reached the handler");
+        await host.StopAsync().WaitAsync(Deadline);
+
+        long[] first = [.. handled];
+        Assert.InRange(first.Length, 1, 10);
+        Assert.Equal(Offsets(0, first.Length), first);
+        Assert.Equal([(long)first.Length], Committed("draining", 1));
+    }
+
+    [Fact]
+    public async Task ABatchStillInItsHandlerWhenTheShutdownTimeoutRunsOut_IsCancelled_AndNotCommitted()
+    {
+        ProduceAcrossPartitions("stuck", 1, 30);
+        var handled = new ConcurrentQueue<long>();
+        using var stuck = new ManualResetEventSlim();
+        bool cancelled = false;
+        (IHost host, _) = Start("stuck", async (batch, token) =>
+        {
+            if (batch[0].Offset.Value >= 10)
+            {
+                stuck.Set();
+                try
+                {
+                    await Task.Delay(Timeout.Infinite, token);
+                }
+                catch (OperationCanceledException)
+                {
+                    cancelled = true;
+                    throw;
+                }
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue(record.Offset.Value);
+            }
+        }, options => options.Batches.MaxSize = 10, services => services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromMilliseconds(500)));
+
+        Assert.True(stuck.Wait(Deadline), "the handler to reach the second batch");
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.True(cancelled);
+        Assert.Equal(Offsets(0, 10), handled);
+        Assert.Equal([10L], Committed("stuck", 1));
+    }
+
+    [Fact]
+    public async Task Metrics_RecordEachBatchsSize_CountBatchesHandled_AndTheirRecords()
+    {
+        ProduceAcrossPartitions("metered-batches", 1, 25);
+        var measurements = new ConcurrentQueue<(string Instrument, double Value)>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == KafkaProtobuf.Diagnostics.KafkaProtobufMetrics.MeterName && instrument.Name.StartsWith("kafkaprotobuf.consumer.", StringComparison.Ordinal))
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.SetMeasurementEventCallback<int>((instrument, value, tags, _) => Add(instrument, value, tags));
+        listener.Start();
+
+        var sizes = new ConcurrentQueue<int>();
+        (IHost host, _) = Start("metered-batches", (batch, _) =>
+        {
+            sizes.Enqueue(batch.Count);
+            return Task.CompletedTask;
+        }, options => options.Batches.MaxSize = 10);
+
+        Wait.Until(() => Sum(KafkaProtobufConsumerMetrics.RecordsHandled) == 25, "25 records counted as handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(sizes.Order(), Of(KafkaProtobufConsumerMetrics.BatchSize).Select(v => (int)v).Order());
+        Assert.Equal(sizes.Count, Sum(KafkaProtobufConsumerMetrics.BatchesHandled));
+        Assert.Equal(25, sizes.Sum());
+
+        void Add(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == KafkaProtobufConsumerMetrics.ConsumerTag && Equals(tag.Value, "batches"))
+                {
+                    measurements.Enqueue((instrument.Name, value));
+                }
+            }
+        }
+
+        IEnumerable<double> Of(string instrument) => measurements.Where(m => m.Instrument == instrument).Select(m => m.Value);
+
+        double Sum(string instrument) => Of(instrument).Sum();
+    }
+
+    private static void InterlockedMax(ref int target, int value)
+    {
+        int seen;
+        while ((seen = Volatile.Read(ref target)) < value && Interlocked.CompareExchange(ref target, value, seen) != seen)
+        {
+        }
+    }
+
+    /// <summary>Completes when the consumer has let partitions go (after its revoke waited for their handlers).</summary>
+    private sealed class RevokeProbe(TaskCompletionSource revoked) : IConsumerProbe
+    {
+        public void Revoked(string consumer, List<TopicPartitionOffset> partitions) => revoked.TrySetResult();
+
+        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
+        {
+        }
+
+        public void Delivered(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void Stored(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void DeadLettered(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        {
+        }
+
+        public void Committed(string consumer, CommittedOffsets offsets)
+        {
+        }
+
+        public void ClientError(string consumer, Error error)
+        {
+        }
+    }
+}
