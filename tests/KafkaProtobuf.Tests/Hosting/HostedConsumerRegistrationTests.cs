@@ -158,4 +158,70 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Contains("no topic", Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "no-topic")).Message, StringComparison.Ordinal);
         Assert.Throws<ArgumentException>(() => services.AddKafkaProtobufConsumer<string, Device>("devices", _ => { }));
     }
+
+    [Fact]
+    public void ABatchHandlersSettings_AreReadFromConfiguration_AndItReplacesARecordHandler()
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics", "devices"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:Batches:MaxSize", "500"),
+            ("Kafka:Devices:Batches:MaxWait", "00:00:00.250"),
+            ("Kafka:Devices:Batches:AcrossPartitions", "true"),
+            ("Kafka:Devices:Batches:WhenAttemptsRunOut", "WholeBatch"));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"))
+            .WithProtobufValues()
+            .Handle((_, _) => Task.CompletedTask)
+            .HandleBatch((_, _) => Task.CompletedTask);
+
+        KafkaProtobufConsumerOptions options = OptionsOf(services, "devices");
+
+        Assert.Equal(500, options.Batches.MaxSize);
+        Assert.Equal(TimeSpan.FromMilliseconds(250), options.Batches.MaxWait);
+        Assert.True(options.Batches.AcrossPartitions);
+        Assert.Equal(FailedBatchAction.WholeBatch, options.Batches.WhenAttemptsRunOut);
+        Assert.Equal(100, new BatchOptions().MaxSize);
+        Assert.Equal(TimeSpan.FromSeconds(1), new BatchOptions().MaxWait);
+        Assert.Equal(FailedBatchAction.Split, new BatchOptions().WhenAttemptsRunOut);
+    }
+
+    [Theory]
+    [InlineData("MaxConcurrentRecords", "4", "Batches:AcrossPartitions", "true", "batches across partitions are handled one at a time")]
+    [InlineData("HandlingOrder", "Key", "Batches:MaxSize", "10", "HandlingOrder Key does not apply")]
+    [InlineData("Batches:MaxSize", "0", "Batches:MaxWait", "00:00:01", "Batches.MaxSize must be at least 1")]
+    [InlineData("Batches:MaxSize", "10", "Batches:MaxWait", "00:00:00", "Batches.MaxWait positive")]
+    [InlineData("Batches:WhenAttemptsRunOut", "DeadLetter", "Batches:MaxSize", "10", "expected Split or WholeBatch")]
+    [InlineData("Batches:AcrossPartitions", "yes", "Batches:MaxSize", "10", "Kafka:Devices:Batches:AcrossPartitions is 'yes'")]
+    public void ABatchHandlersSettingThatCannotWork_IsRefusedWithTheReason(string key, string value, string otherKey, string otherValue, string expected)
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics", "devices"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:" + key, value),
+            ("Kafka:Devices:" + otherKey, otherValue));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices")).WithProtobufValues().HandleBatch((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains(expected, e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void BatchSettings_DoNotConcernARecordHandler()
+    {
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
+        {
+            o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" };
+            o.Topics.Add("devices");
+            o.MaxConcurrentRecords = 4;
+            o.HandlingOrder = HandlingOrder.Key;
+            o.Batches.AcrossPartitions = true;
+        }).WithProtobufValues().HandleBatch((_, _) => Task.CompletedTask).Handle((_, _) => Task.CompletedTask);
+
+        Assert.Equal(HandlingOrder.Key, OptionsOf(services, "devices").HandlingOrder); // a record handler replaced the batch handler: nothing to refuse
+    }
 }

@@ -151,6 +151,46 @@ public sealed class HostedConsumerTracingTests : HostedConsumerTestBase
         }
     }
 
+    [Fact]
+    public async Task ABatch_IsProcessedInOneSpan_LinkedToTheContextEachOfItsRecordsCarries()
+    {
+        Cluster.CreateTopic(_topic, 1);
+        var produced = new List<ActivityContext>();
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                using Activity request = Web.StartActivity("POST /devices", ActivityKind.Server)!;
+                produced.Add(request.Context);
+                var message = new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = GoodValue(i), Headers = [] };
+                KafkaTraceContext.Inject(message.Headers);
+                producer.Produce(_topic, message);
+            }
+
+            producer.Produce(_topic, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = GoodValue(3) }); // no headers: no link
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        var handledIn = new ConcurrentQueue<(int Count, ActivityTraceId, ActivitySpanId)>();
+        using IHost host = StartHost("traced", _topic, builder => builder.HandleBatch((batch, _) =>
+        {
+            handledIn.Enqueue((batch.Count, Activity.Current!.TraceId, Activity.Current.SpanId));
+            return Task.CompletedTask;
+        }), options => options.Batches.MaxWait = TimeSpan.FromMilliseconds(100));
+        Wait.Until(() => handledIn.Sum(h => h.Count) == 4 && Spans().Count == handledIn.Count, "the batch's span exported", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Activity span = Assert.Single(Spans()); // produced before the consumer started: one fetch, one batch
+        Assert.Equal("process " + _topic, span.DisplayName);
+        Assert.Equal(ActivityKind.Consumer, span.Kind);
+        Assert.Equal("4", Tag(span, "messaging.batch.message_count"));
+        Assert.Equal("0", Tag(span, "messaging.destination.partition.id"));
+        Assert.Equal(Group, Tag(span, "messaging.consumer.group.name"));
+        Assert.Equal(produced.Select(c => (c.TraceId, c.SpanId)), span.Links.Select(l => (l.Context.TraceId, l.Context.SpanId)));
+        Assert.DoesNotContain(produced, c => c.TraceId == span.TraceId); // a batch has many parents: it starts its own trace and links to them
+        Assert.Equal((4, span.TraceId, span.SpanId), Assert.Single(handledIn));
+    }
+
     private IHost Start(Func<ConsumeResult<string, Device>, System.Threading.CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions>? configure = null) =>
         StartHost("traced", _topic, handler, configure);
 }

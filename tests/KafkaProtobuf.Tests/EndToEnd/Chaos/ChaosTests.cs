@@ -22,7 +22,8 @@ using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
 
 /// <summary>
-/// The hosted consumer (or, with <c>KAFKAPROTOBUF_CHAOS_CONSUMER=loop</c>, the README's hand-written loop) under a
+/// The hosted consumer (or, with <c>KAFKAPROTOBUF_CHAOS_CONSUMER=loop</c>, the README's hand-written loop; some members
+/// run a batch handler, see <see cref="Join"/>) under a
 /// scripted schedule of broker and registry faults: 100,000 records over 6 partitions, values resolved through a Schema
 /// Registry over HTTP with a new schema id every 500 records of each partition, 1% poison (every framing fault class and a bad payload,
 /// in the value or the key), and a handler that fails once on one record in 500. Nothing may be lost, every poison record
@@ -112,7 +113,7 @@ public abstract class ChaosScenario : IDisposable
     {
         int seed = int.TryParse(Environment.GetEnvironmentVariable(SeedVariable), NumberStyles.Integer, CultureInfo.InvariantCulture, out int s) ? s : DefaultSeed;
         IReadOnlyList<FaultStep> schedule = FaultSchedule.Create(seed, _cluster.BrokerIds, PartitionCount);
-        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", "hosted-per-key" => "hosted consumer, partition-parallel, per-key order", _ => "hosted consumer" }}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
+        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", "hosted-per-key" => "hosted consumer, partition-parallel, per-key order", _ => "hosted consumer" }}{_consumer switch { "loop" => string.Empty, "hosted" => "; the second member: a batch handler across partitions", _ => "; members after the first: a batch handler" }}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
         var clock = Stopwatch.StartNew();
 
         _cluster.CreateTopic(Topic, PartitionCount);
@@ -346,7 +347,15 @@ public abstract class ChaosScenario : IDisposable
         ChaosMember member;
         if (_consumer != "loop")
         {
-            member = new HostedMember(name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle, _consumer is "hosted-parallel" or "hosted-per-key" ? PartitionCount : 1, _consumer == "hosted-per-key" ? HandlingOrder.Key : HandlingOrder.Partition);
+            // Batch handlers: beside the partition-parallel member, every member after it (batches of one partition,
+            // several at once: most of the stream after the kill); beside the sequential one, the second member only
+            // (batches across partitions), so that the sequential record handler still meets most faults. Rebalances
+            // hand partitions between record and batch handlers.
+            BatchOptions? batches = name == "first" || (_consumer == "hosted" && name != "second") ? null
+                : new BatchOptions { MaxSize = 50, MaxWait = TimeSpan.FromMilliseconds(50), AcrossPartitions = _consumer == "hosted" };
+            member = new HostedMember(
+                name, config, _registryClient, _deadLetterConfig, DeadLetterTopic, Topic, _log, Throttle, _consumer is "hosted-parallel" or "hosted-per-key" ? PartitionCount : 1,
+                _consumer == "hosted-per-key" && batches is null ? HandlingOrder.Key : HandlingOrder.Partition, batches);
         }
         else
         {
@@ -553,13 +562,14 @@ public abstract class ChaosScenario : IDisposable
 [CollectionDefinition(nameof(ChaosScenarios))]
 public sealed class ChaosScenarios;
 
-/// <summary>The chaos scenario on the hosted consumer, sequential (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>, <c>hosted-per-key</c>).</summary>
+/// <summary>The chaos scenario on the hosted consumer, sequential, the second member with batches across partitions (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>, <c>hosted-per-key</c>).</summary>
 [Collection(nameof(ChaosScenarios))]
 public sealed class ChaosTests(ITestOutputHelper output) : ChaosScenario(output, Environment.GetEnvironmentVariable(ConsumerVariable) ?? "hosted");
 
 /// <summary>
 /// The chaos scenario on the hosted consumer in partition-parallel mode (six records at once) with per-key order, where
-/// one partition's records finish out of order and are still concluded in it. Partition order is the same machinery
+/// one partition's records finish out of order and are still concluded in it; the members after the first run a batch
+/// handler whose batches are one partition's, several at once. Partition order is the same machinery
 /// with one sequence per partition: <c>KAFKAPROTOBUF_CHAOS_CONSUMER=hosted-parallel</c> runs it in place of the sequential scenario.
 /// </summary>
 [Collection(nameof(ChaosScenarios))]

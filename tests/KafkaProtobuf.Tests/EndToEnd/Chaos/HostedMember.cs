@@ -18,8 +18,8 @@ namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
 
 /// <summary>
 /// A member running the hosted consumer (<c>AddKafkaProtobufConsumer</c>) in its own generic host: registry-resolved
-/// values, a dead-letter topic, and a handler that fails now and then (<see cref="FailsOnce"/>), which the consumer
-/// retries in place. What it does is seen through the consumer's probe, on the consumer's own threads.
+/// values, a dead-letter topic, and a handler (of records, or of batches) that fails now and then (<see cref="FailsOnce"/>),
+/// which the consumer retries in place. What it does is seen through the consumer's probe, on the consumer's own threads.
 /// </summary>
 public sealed class HostedMember : ChaosMember, IConsumerProbe
 {
@@ -29,14 +29,15 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     private long _lastDelivery;
     private bool _ended;
 
-    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords, HandlingOrder handlingOrder)
+    /// <param name="batches">Null: a record handler; else a batch handler making batches so.</param>
+    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords, HandlingOrder handlingOrder, BatchOptions? batches = null)
         : base(name, log)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IConsumerProbe>(this);
         // The consumer's log (librdkafka's lines included) into ChaosMember.RecentLog.
         builder.Logging.AddProvider(new CapturedLog((level, id, line) => Remember(level.ToString(), id.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), line)));
-        builder.Services
+        KafkaProtobufConsumerBuilder<Reading, Device> consumer = builder.Services
             .AddKafkaProtobufConsumer<Reading, Device>(name, options =>
             {
                 options.Consumer = config;
@@ -50,16 +51,31 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
                 options.StopApplicationOnFailure = false; // the test reads the failure from Failure
                 options.MaxConcurrentRecords = maxConcurrentRecords;
                 options.HandlingOrder = handlingOrder;
+                if (batches is not null)
+                {
+                    options.Batches.MaxSize = batches.MaxSize;
+                    options.Batches.MaxWait = batches.MaxWait;
+                    options.Batches.AcrossPartitions = batches.AcrossPartitions;
+                }
             })
             .WithProtobufKeys()
-            .WithProtobufValues(_ => registry)
-            .Handle((record, _) =>
+            .WithProtobufValues(_ => registry);
+        if (batches is null)
+        {
+            consumer.Handle((record, _) =>
             {
                 // In partition-parallel mode every third record awaits, so lanes have workers and, per key, records
                 // finish out of their partition's order; the rest complete at once, on the loop thread.
                 int sequence = SequenceOf(record.Message.Value);
                 return maxConcurrentRecords > 1 && sequence % 3 == 0 ? HandleAfterYield(record, sequence) : Handle(record, sequence);
             });
+        }
+        else
+        {
+            // Partition-parallel batches await, so that several partitions' batches are in handlers at once.
+            consumer.HandleBatch((records, _) => maxConcurrentRecords > 1 ? HandleBatchAfterYield(records) : HandleBatch(records));
+        }
+
         _host = builder.Build();
         Throttle = throttle;
         Service = _host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<Reading, Device>>().Single();
@@ -74,6 +90,35 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
 
         Good.Enqueue((record.TopicPartitionOffset, sequence));
         return Task.CompletedTask;
+    }
+
+    /// <summary>A batch with a record that fails once fails as a whole on that record's first attempt (and is retried as a batch).</summary>
+    private Task HandleBatch(IReadOnlyList<ConsumeResult<Reading, Device>> records)
+    {
+        bool fails = false;
+        foreach (ConsumeResult<Reading, Device> record in records)
+        {
+            int sequence = SequenceOf(record.Message.Value);
+            fails |= FailsOnce(sequence) && _attempts.AddOrUpdate(sequence, 1, (_, n) => n + 1) == 1;
+        }
+
+        if (fails)
+        {
+            throw new TransientHandlerException(SequenceOf(records[0].Message.Value));
+        }
+
+        foreach (ConsumeResult<Reading, Device> record in records)
+        {
+            Good.Enqueue((record.TopicPartitionOffset, SequenceOf(record.Message.Value)));
+        }
+
+        return Task.CompletedTask;
+    }
+
+    private async Task HandleBatchAfterYield(IReadOnlyList<ConsumeResult<Reading, Device>> records)
+    {
+        await Task.Yield();
+        await HandleBatch(records);
     }
 
     private async Task HandleAfterYield(ConsumeResult<Reading, Device> record, int sequence)

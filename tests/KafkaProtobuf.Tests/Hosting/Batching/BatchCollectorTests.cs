@@ -1,0 +1,156 @@
+using System;
+using System.Linq;
+using System.Text;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Tests.Hosting.Scheduling;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Hosting.Batching;
+
+/// <summary>How batches fill, fall due, are cut and discarded: the loop thread's side of batch handlers, without a broker and with a clock the test moves.</summary>
+public sealed class BatchCollectorTests
+{
+    private readonly ManualClock _clock = new();
+
+    private BatchCollector<string, string> Collector(int maxSize = 3, bool acrossPartitions = false) =>
+        new(new BatchOptions { MaxSize = maxSize, MaxWait = TimeSpan.FromSeconds(1), AcrossPartitions = acrossPartitions }, _clock);
+
+    private static RecordBatch<string, string>? Add(BatchCollector<string, string> collector, int partition, long offset, string? key = null)
+    {
+        var record = new ConsumeResult<string, string>
+        {
+            TopicPartitionOffset = new TopicPartitionOffset("orders", partition, offset),
+            Message = new Message<string, string> { Key = key!, Value = "v" + offset },
+        };
+        return collector.Add(record, Encoding.UTF8.GetBytes(key ?? string.Empty), key is null, Encoding.UTF8.GetBytes("v" + offset), false);
+    }
+
+    private static (string? Key, string? Value) Text((byte[]? Key, byte[]? Value) bytes) =>
+        (bytes.Key is null ? null : Encoding.UTF8.GetString(bytes.Key), bytes.Value is null ? null : Encoding.UTF8.GetString(bytes.Value));
+
+    private static long[] Offsets(RecordBatch<string, string> batch) => [.. batch.Select(r => r.Offset.Value)];
+
+    [Fact]
+    public void ABatchIsHandedOverWhenFull_EachPartitionFillingItsOwn()
+    {
+        BatchCollector<string, string> collector = Collector();
+
+        Assert.Null(Add(collector, 0, 0));
+        Assert.Null(Add(collector, 1, 0));
+        Assert.Null(Add(collector, 0, 1));
+        RecordBatch<string, string> full = Assert.IsType<RecordBatch<string, string>>(Add(collector, 0, 2));
+
+        Assert.Equal([0L, 1, 2], Offsets(full));
+        Assert.Equal(3, full.RecordCount);
+        Assert.Equal(new TopicPartitionOffset("orders", 0, 0), full.Position);
+        Assert.Equal(1, collector.Collecting); // partition 1's record waits on
+        Assert.Null(Add(collector, 0, 3)); // a new batch for partition 0
+        Assert.Equal(2, collector.Collecting);
+    }
+
+    [Fact]
+    public void ABatchFallsDueWhenItsFirstRecordHasWaited_OldestFirst_HoweverManyCameAfter()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 100);
+        Add(collector, 0, 0);
+        _clock.Time += TimeSpan.FromMilliseconds(400);
+        Add(collector, 1, 0);
+        Add(collector, 0, 1);
+
+        Assert.Equal(TimeSpan.FromMilliseconds(600), collector.UntilNextDue);
+        Assert.False(collector.TryTakeDue(out _));
+
+        _clock.Time += TimeSpan.FromMilliseconds(600);
+        Assert.True(collector.TryTakeDue(out RecordBatch<string, string> first));
+        Assert.Equal([0L, 1], Offsets(first));
+        Assert.False(collector.TryTakeDue(out _)); // partition 1's opened later
+        Assert.Equal(TimeSpan.FromMilliseconds(400), collector.UntilNextDue);
+
+        _clock.Time += TimeSpan.FromSeconds(5);
+        Assert.True(collector.TryTakeDue(out RecordBatch<string, string> second));
+        Assert.Equal(1, second.Partition.Value);
+        Assert.Null(collector.UntilNextDue);
+    }
+
+    [Fact]
+    public void AFullBatch_IsNotHandedOverAgainWhenItsTimeComes()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 2);
+        Add(collector, 0, 0);
+        Assert.NotNull(Add(collector, 0, 1));
+
+        _clock.Time += TimeSpan.FromSeconds(5);
+
+        Assert.False(collector.TryTakeDue(out _));
+        Assert.Null(collector.UntilNextDue);
+    }
+
+    [Fact]
+    public void ACut_HandsOverThePartitionsOpenBatchOnly()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 100);
+        Add(collector, 0, 0);
+        Add(collector, 0, 1);
+        Add(collector, 1, 0);
+
+        RecordBatch<string, string> cut = Assert.IsType<RecordBatch<string, string>>(collector.Cut("orders", 0));
+
+        Assert.Equal([0L, 1], Offsets(cut));
+        Assert.Null(collector.Cut("orders", 0));
+        Assert.Null(collector.Cut("orders", 7));
+        Assert.Equal(1, collector.Collecting);
+    }
+
+    [Fact]
+    public void AcrossPartitions_OneBatchHoldsThemAll_AndDiscardingAPartitionKeepsTheOthersRecordsBytesAndDueTime()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 100, acrossPartitions: true);
+        Add(collector, 0, 0, "a");
+        Add(collector, 1, 0, "b");
+        _clock.Time += TimeSpan.FromMilliseconds(300);
+        Add(collector, 0, 1, "c");
+        Add(collector, 2, 0, null);
+
+        collector.Discard(new TopicPartition("orders", 0));
+
+        Assert.Equal(2, collector.Collecting);
+        Assert.Equal(TimeSpan.FromMilliseconds(700), collector.UntilNextDue); // still due when its first record's wait runs out
+        RecordBatch<string, string> rest = Assert.IsType<RecordBatch<string, string>>(collector.Cut("orders", 1));
+        Assert.Equal([1, 2], rest.Select(r => r.Partition.Value));
+        Assert.Equal(("b", "v0"), Text(rest.BytesOf(0)));
+        Assert.Equal(((string?)null, "v0"), Text(rest.BytesOf(1))); // a null key stays null
+    }
+
+    [Fact]
+    public void APartitionsOpenBatch_IsDiscarded_WhenItIsTakenAway_AndEverythingAtShutdown()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 100);
+        Add(collector, 0, 0);
+        Add(collector, 1, 0);
+
+        collector.Discard(new TopicPartition("orders", 0));
+        Assert.Equal(1, collector.Collecting);
+        Assert.Null(collector.Cut("orders", 0));
+
+        collector.DiscardAll();
+        Assert.Equal(0, collector.Collecting);
+        Assert.Null(collector.UntilNextDue);
+        _clock.Time += TimeSpan.FromSeconds(5);
+        Assert.False(collector.TryTakeDue(out _));
+    }
+
+    [Fact]
+    public void ABatchKeepsEachRecordsOwnBytes_AsWritten()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 3);
+        Add(collector, 0, 0, "first");
+        Add(collector, 0, 1, null);
+        RecordBatch<string, string> batch = Add(collector, 0, 2, "third")!;
+
+        Assert.Equal(("first", "v0"), Text(batch.BytesOf(0)));
+        Assert.Equal(((string?)null, "v1"), Text(batch.BytesOf(1)));
+        Assert.Equal(("third", "v2"), Text(batch.BytesOf(2)));
+        Assert.Equal("orders [0] @0..2 (3 records)", batch.Describe());
+    }
+}
