@@ -18,14 +18,18 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 /// deserializer in turn; records/s, GC collections, allocated bytes and CPU time per record. The broker runs in a child
 /// process by default, so the consumer's CPU time is its own (on 2 cores an in-process broker competes with it).
 /// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops [--handler-delay-ms N]]</c>; with
-/// <c>--loops</c>, the hosted consumer (sequential, partition-parallel, and per key) against the hand-written recommended loop
-/// (<see cref="LoopComparison"/>) instead of the deserializers; with a handler delay, the hosted modes alone.
+/// <c>--loops</c>, the hosted consumer (sequential, partition-parallel, per key, and with a batch handler, batches of 100
+/// one at a time or one partition's each at once) against the hand-written recommended loop (<see cref="LoopComparison"/>)
+/// instead of the deserializers; with a handler delay (per record, or per batch for a batch handler), the hosted modes alone.
 /// </summary>
 public static class EndToEnd
 {
     private const string Topic = "e2e";
     // The mock keeps at most 5 MiB per partition and deletes older records: 300,000 S records need six partitions.
     private const int Partitions = 6;
+
+    // Batch handlers: the batch size of the comparison (a bulk insert of 100 rows, one call).
+    private const int BatchSize = 100;
 
     // Per-key mode: more handlers at once than partitions (the records of --loops runs have 1,000 distinct keys).
     private const int PerKeyAtOnce = 4 * Partitions;
@@ -58,6 +62,8 @@ public static class EndToEnd
             modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay), sequential: delay == TimeSpan.Zero)));
             modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay), sequential: false)));
             modes.Add(($"hosted consumer, partition-parallel per key ({PerKeyAtOnce} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, PerKeyAtOnce, delay, HandlingOrder.Key), sequential: false)));
+            modes.Add(($"hosted consumer, batches of {BatchSize} (one at a time)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay, batchSize: BatchSize), sequential: false)));
+            modes.Add(($"hosted consumer, batches of {BatchSize}, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay, batchSize: BatchSize), sequential: false)));
         }
         else
         {

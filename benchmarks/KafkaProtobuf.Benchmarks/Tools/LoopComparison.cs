@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
@@ -83,12 +84,19 @@ internal static class LoopComparison
     }
 
     /// <summary>The same in <see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(IServiceCollection, string, Action{KafkaProtobufConsumerOptions})"/>.</summary>
-    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentRecords, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition)
+    /// <param name="config">The consumer's settings.</param>
+    /// <param name="topic">The topic.</param>
+    /// <param name="records">How many records to wait for.</param>
+    /// <param name="maxConcurrentRecords">Records (with batches: batches) in handlers at once.</param>
+    /// <param name="handlerDelay">How long the handler awaits per record (with batches: per batch).</param>
+    /// <param name="order">Partition or per-key order.</param>
+    /// <param name="batchSize">0: a record handler; else a batch handler with batches of up to this many records.</param>
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentRecords, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0)
     {
         config.EnableAutoCommit = null;
         var window = new EndToEndWindow(records);
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services
+        KafkaProtobufConsumerBuilder<Ignore, AddressBook.AddressBook> consumer = builder.Services
             .AddKafkaProtobufConsumer<Ignore, AddressBook.AddressBook>("e2e", options =>
             {
                 options.Consumer = config;
@@ -97,15 +105,30 @@ internal static class LoopComparison
                 options.DeadLetterProducer = new ProducerConfig { BootstrapServers = config.BootstrapServers };
                 options.MaxConcurrentRecords = maxConcurrentRecords;
                 options.HandlingOrder = order;
+                options.Batches.MaxSize = Math.Max(batchSize, 1);
             })
-            .WithProtobufValues()
-            .Handle(handlerDelay == TimeSpan.Zero
+            .WithProtobufValues();
+        if (batchSize > 0)
+        {
+            consumer.HandleBatch(handlerDelay == TimeSpan.Zero
+                ? (batch, _) => HandleBatch(batch, window)
+                : async (batch, token) =>
+                {
+                    await Task.Delay(handlerDelay, token); // one bulk insert, one HTTP call for the batch
+                    await HandleBatch(batch, window);
+                });
+        }
+        else
+        {
+            consumer.Handle(handlerDelay == TimeSpan.Zero
                 ? (record, _) => Handle(record.Message.Value, window)
                 : async (record, token) =>
                 {
                     await Task.Delay(handlerDelay, token); // a database write, an HTTP call
                     await Handle(record.Message.Value, window);
                 });
+        }
+
         using IHost host = builder.Build();
         host.StartAsync().GetAwaiter().GetResult();
         if (!window.Finished.Wait(TimeSpan.FromMinutes(5)))
@@ -115,6 +138,16 @@ internal static class LoopComparison
 
         host.StopAsync().GetAwaiter().GetResult();
         return window;
+    }
+
+    private static Task HandleBatch(IReadOnlyList<ConsumeResult<Ignore, AddressBook.AddressBook>> batch, EndToEndWindow window)
+    {
+        foreach (ConsumeResult<Ignore, AddressBook.AddressBook> record in batch)
+        {
+            window.Record(record.Message.Value.People.Count);
+        }
+
+        return Task.CompletedTask;
     }
 
     /// <summary>The trivial handler both loops run: a checksum of the message.</summary>

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -45,6 +46,8 @@ internal static class HostingSnippets
     public interface IOrderStore
     {
         Task SaveAsync(OrderPlaced order, CancellationToken cancellationToken);
+
+        Task InsertManyAsync(IEnumerable<OrderPlaced> orders, CancellationToken cancellationToken);
     }
 
     internal static void InCode(IServiceCollection services)
@@ -121,6 +124,27 @@ internal static class HostingSnippets
             })
             .WithProtobufValues()
             .HandleWith<OrderPlacedHandler>();
+        #endregion
+    }
+
+    internal static void Batches(IServiceCollection services, IOrderStore orders)
+    {
+        #region hosted-batches
+        services
+            .AddKafkaProtobufConsumer<string, OrderPlaced>("orders", options =>
+            {
+                options.Consumer = new ConsumerConfig { BootstrapServers = "localhost:9092", GroupId = "order-service" };
+                options.Topics.Add("shop.orders");
+                options.DeadLetterTopic = "shop.orders.dlq";
+                options.Batches.MaxSize = 100;                          // records per batch at most
+                options.Batches.MaxWait = TimeSpan.FromMilliseconds(500); // a partial batch is handed over then
+                options.MaxConcurrentRecords = 3;                       // batches of different partitions at once
+            })
+            .WithProtobufValues()
+            .HandleBatch(async (IReadOnlyList<ConsumeResult<string, OrderPlaced>> batch, CancellationToken token) =>
+            {
+                await orders.InsertManyAsync(batch.Select(r => r.Message.Value), token); // all or nothing
+            });
         #endregion
     }
 }
