@@ -113,7 +113,11 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         return GoOnAfter(after);
     }
 
-    /// <summary>A partition taken away (batches across partitions): its records in the open batch are its new owner's.</summary>
+    /// <summary>
+    /// Partitions taken away: their records in open batches are their new owner's (and, should this member get them
+    /// back, read again from the committed offset: an old batch handed over then would store an offset past records of
+    /// the new reading not yet handled).
+    /// </summary>
     private void RevokeCollected(IEnumerable<TopicPartition> partitions)
     {
         if (_collector is null)

@@ -218,24 +218,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         }
     }
 
-    /// <summary>Partitions taken away: the scheduler (and any open batches) let go of them. False: a conclusion stopped the consumer.</summary>
-    private bool RevokeScheduled(IEnumerable<TopicPartition> partitions)
-    {
-        if (_scheduler is not null)
-        {
-            return _scheduler.Revoke(partitions);
-        }
-
-        if (_batchScheduler is not null)
-        {
-            foreach (TopicPartition partition in partitions)
-            {
-                _collector!.Discard(partition);
-            }
-
-            return _batchScheduler.Revoke(partitions);
-        }
-
-        return true;
-    }
+    /// <summary>Partitions taken away: the scheduler lets go of them (what batches were still collecting: <c>RevokeCollected</c>). False: a conclusion stopped the consumer.</summary>
+    private bool RevokeScheduled(IEnumerable<TopicPartition> partitions) =>
+        _scheduler?.Revoke(partitions) ?? _batchScheduler?.Revoke(partitions) ?? true;
 }

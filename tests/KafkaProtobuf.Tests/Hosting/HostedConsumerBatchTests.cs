@@ -303,6 +303,44 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     }
 
     [Fact]
+    public async Task ARebalance_DropsWhatBatchesWereStillCollecting_SoNoRecordIsHandledTwice()
+    {
+        ProduceAcrossPartitions("collecting", 2, 10);
+        var handled = new ConcurrentQueue<(int Partition, long Offset)>();
+        Task Handler(IReadOnlyList<ConsumeResult<string, Device>> batch, CancellationToken token)
+        {
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue((record.Partition.Value, record.Offset.Value));
+            }
+
+            return Task.CompletedTask;
+        }
+
+        void Options(KafkaProtobufConsumerOptions options)
+        {
+            options.Batches.MaxSize = 20; // each partition's ten records wait in an open batch ...
+            options.Batches.MaxWait = TimeSpan.FromMinutes(5); // ... for as long as the test runs
+        }
+
+        var first = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        Start("collecting", Handler, Options, services => services.AddSingleton<IConsumerProbe>(first));
+        Wait.Until(() => first.Deliveries == 20, "the first member to collect both partitions' records", Deadline);
+        var second = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        Start("collecting", Handler, Options, services => services.AddSingleton<IConsumerProbe>(second));
+        Wait.Until(() => first.Assignments == 2 && second.Assignments == 1, "the rebalance to share the partitions", Deadline);
+
+        // Ten more records a partition fill each owner's batch: from the committed offset (none), so 0..19.
+        ProduceMore("collecting", 2, 10, 10);
+        Wait.Until(() => handled.Count >= 40, "every record handled", Deadline);
+
+        // An open batch kept over the rebalance would have taken the partition's first ten records twice.
+        Assert.Equal(40, handled.Count);
+        Assert.Equal(40, handled.Distinct().Count());
+        Assert.Equal(Enumerable.Range(0, 2).SelectMany(p => Offsets(0, 20).Select(o => (p, o))), handled.OrderBy(h => h.Partition).ThenBy(h => h.Offset));
+    }
+
+    [Fact]
     public async Task Shutdown_LetsTheBatchInHandFinish_CommitsIt_AndStartsNoOtherBatch()
     {
         ProduceAcrossPartitions("draining", 1, 30);
@@ -423,18 +461,21 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         }
     }
 
-    /// <summary>Completes when the consumer has let partitions go (after its revoke waited for their handlers).</summary>
+    /// <summary>Completes when the consumer has let partitions go (after its revoke waited for their handlers); counts assignments and deliveries.</summary>
     private sealed class RevokeProbe(TaskCompletionSource revoked) : IConsumerProbe
     {
+        private int _assignments;
+        private int _deliveries;
+
+        public int Assignments => Volatile.Read(ref _assignments);
+
+        public int Deliveries => Volatile.Read(ref _deliveries);
+
         public void Revoked(string consumer, List<TopicPartitionOffset> partitions) => revoked.TrySetResult();
 
-        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
-        {
-        }
+        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) => Interlocked.Increment(ref _assignments);
 
-        public void Delivered(string consumer, TopicPartitionOffset record)
-        {
-        }
+        public void Delivered(string consumer, TopicPartitionOffset record) => Interlocked.Increment(ref _deliveries);
 
         public void Stored(string consumer, TopicPartitionOffset record)
         {

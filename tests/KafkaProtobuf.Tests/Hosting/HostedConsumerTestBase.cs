@@ -105,8 +105,16 @@ public abstract class HostedConsumerTestBase : IDisposable
     protected void ProduceAcrossPartitions(string topic, int partitions, int perPartition, Func<int, string> keyOf, params (int Partition, int Offset)[] poison)
     {
         Cluster.CreateTopic(topic, partitions);
+        ProduceMore(topic, partitions, 0, perPartition, keyOf, poison);
+    }
+
+    /// <summary>More good values to an existing topic, numbered from <paramref name="from"/> (their offsets, if the partitions held that many).</summary>
+    protected void ProduceMore(string topic, int partitions, int from, int count) => ProduceMore(topic, partitions, from, count, offset => "k" + offset);
+
+    private void ProduceMore(string topic, int partitions, int from, int count, Func<int, string> keyOf, params (int Partition, int Offset)[] poison)
+    {
         using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
-        for (int offset = 0; offset < perPartition; offset++)
+        for (int offset = from; offset < from + count; offset++)
         {
             for (int p = 0; p < partitions; p++)
             {
