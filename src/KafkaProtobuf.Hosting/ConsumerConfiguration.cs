@@ -12,16 +12,14 @@ namespace KafkaProtobuf.Hosting;
 /// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>ReadAgainDelay</c>,
 /// <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
 /// <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>)
-/// and <c>Batches</c> (<c>MaxSize</c>, <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenAttemptsRunOut</c>).
+/// <c>Batches</c> (<c>MaxSize</c>, <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenAttemptsRunOut</c>) and
+/// <c>RetryTopics</c> (<c>Delays</c>, an array or a comma-separated string; <c>ReadRetryTopics</c>).
 /// </summary>
 internal static class ConsumerConfiguration
 {
     public static void Apply(IConfiguration section, KafkaProtobufConsumerOptions options)
     {
-        IConfigurationSection topics = section.GetSection("Topics");
-        string[] names = topics.Value is { } list
-            ? list.Split([','], StringSplitOptions.RemoveEmptyEntries).Select(t => t.Trim()).ToArray()
-            : topics.GetChildren().Select(c => c.Value).OfType<string>().ToArray();
+        string[] names = ListOf(section.GetSection("Topics"));
         foreach (string topic in names.Where(t => !options.Topics.Contains(t)))
         {
             options.Topics.Add(topic);
@@ -71,7 +69,26 @@ internal static class ConsumerConfiguration
         options.Batches.AcrossPartitions = BoolOr(batches, "AcrossPartitions", options.Batches.AcrossPartitions);
 
         options.Batches.WhenAttemptsRunOut = OneOf(batches, "WhenAttemptsRunOut", options.Batches.WhenAttemptsRunOut, FailedBatchAction.Split, FailedBatchAction.WholeBatch);
+
+        IConfigurationSection retryTopics = section.GetSection("RetryTopics");
+        string[] delays = ListOf(retryTopics.GetSection("Delays"));
+        if (delays.Length > 0)
+        {
+            options.RetryTopics.Delays.Clear();
+            foreach (string delay in delays)
+            {
+                options.RetryTopics.Delays.Add(TimeSpan.TryParse(delay, CultureInfo.InvariantCulture, out TimeSpan value) ? value : throw Invalid(retryTopics, "Delays", delay, "time spans such as 00:00:10"));
+            }
+        }
+
+        options.RetryTopics.ReadRetryTopics = BoolOr(retryTopics, "ReadRetryTopics", options.RetryTopics.ReadRetryTopics);
     }
+
+    /// <summary>A list: an array, or a comma-separated string.</summary>
+    private static string[] ListOf(IConfigurationSection section) =>
+        section.Value is { } list
+            ? list.Split([','], StringSplitOptions.RemoveEmptyEntries).Select(t => t.Trim()).ToArray()
+            : section.GetChildren().Select(c => c.Value).OfType<string>().ToArray();
 
     /// <summary>An enum setting by name, among the values allowed there (not every member is: <c>Retry</c> is no answer to running out of attempts).</summary>
     private static T OneOf<T>(IConfiguration section, string key, T fallback, params T[] allowed)

@@ -85,6 +85,12 @@ public sealed class KafkaProtobufConsumerOptions
     public BatchOptions Batches { get; } = new();
 
     /// <summary>
+    /// Non-blocking retries: tiers of retry topics a record whose handler failed its in-place attempts goes through
+    /// before the dead-letter topic, while its partition goes on. Off by default.
+    /// </summary>
+    public RetryTopicOptions RetryTopics { get; } = new();
+
+    /// <summary>
     /// Whether a consumer that stops for good (a fatal Kafka error, a dead letter that cannot be written, a handler
     /// failure whose policy is to stop) stops the application too (<c>IHostApplicationLifetime.StopApplication</c>),
     /// with <see cref="FailureExitCode"/> as the process's exit code. Default <see langword="true"/>: a service whose
@@ -156,6 +162,37 @@ public sealed class KafkaProtobufConsumerOptions
         {
             ValidateBatches(Prefix());
         }
+
+        foreach (TimeSpan delay in RetryTopics.Delays)
+        {
+            if (delay <= TimeSpan.Zero)
+            {
+                throw new InvalidOperationException(Prefix() + "every RetryTopics delay must be positive (" + delay + " is not).");
+            }
+        }
+
+        if (RetryTopics.Delays.Count > 0 && batches && Batches.AcrossPartitions)
+        {
+            throw new InvalidOperationException(Prefix() + "a retry topic's record waits for its due time by pausing its partition, which batches across partitions cannot do: leave Batches.AcrossPartitions off to use RetryTopics.");
+        }
+    }
+
+    /// <summary>What the consumer subscribes to: <see cref="Topics"/>, and their retry topics when it reads them.</summary>
+    internal List<string> SubscribedTopics()
+    {
+        var topics = new List<string>(Topics);
+        if (RetryTopics.ReadRetryTopics)
+        {
+            foreach (string topic in Topics)
+            {
+                for (int tier = 1; tier <= RetryTopics.Delays.Count; tier++)
+                {
+                    topics.Add(RetryTopicOptions.TopicName(topic, tier));
+                }
+            }
+        }
+
+        return topics;
     }
 
     private void ValidateBatches(string prefix)

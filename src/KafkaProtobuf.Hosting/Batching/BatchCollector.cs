@@ -31,7 +31,11 @@ internal sealed class BatchCollector<TKey, TValue>
     public int Collecting { get; private set; }
 
     /// <summary>Adds a consumed record (its bytes borrowed from the deserializers' capture); returns its batch when that is now full.</summary>
-    public RecordBatch<TKey, TValue>? Add(ConsumeResult<TKey, TValue> record, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
+    public RecordBatch<TKey, TValue>? Add(ConsumeResult<TKey, TValue> record, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull) =>
+        Add(record, record, key, keyIsNull, value, valueIsNull);
+
+    /// <summary>Adds a consumed record with what its handler sees of it (see <see cref="RecordBatch{TKey, TValue}.Add"/>); returns its batch when that is now full.</summary>
+    public RecordBatch<TKey, TValue>? Add(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
     {
         (string, int) slot = SlotOf(record.Topic, record.Partition);
         if (!_open.TryGetValue(slot, out RecordBatch<TKey, TValue>? batch))
@@ -41,7 +45,7 @@ internal sealed class BatchCollector<TKey, TValue>
             _byAge.Enqueue(batch);
         }
 
-        batch.Add(record, key, keyIsNull, value, valueIsNull);
+        batch.Add(record, handlerView, key, keyIsNull, value, valueIsNull);
         Collecting++;
         return batch.Count >= _maxSize ? Close(slot, batch) : null;
     }

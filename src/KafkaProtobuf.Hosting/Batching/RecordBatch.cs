@@ -15,6 +15,7 @@ namespace KafkaProtobuf.Hosting;
 internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList<ConsumeResult<TKey, TValue>>
 {
     private readonly List<ConsumeResult<TKey, TValue>> _records;
+    private List<ConsumeResult<TKey, TValue>>? _views; // what the handler sees, when a retry topic's record is shown at its first position
     private readonly CopiedBytes _bytes = new(); // the key of record i at 2i, its value at 2i + 1
     private int _readAgainAt = -1;
 
@@ -51,14 +52,30 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
         return batch;
     }
 
+    /// <summary>What the handler is given: the records, or (a retry topic's among them) each as its handler sees it.</summary>
+    public IReadOnlyList<ConsumeResult<TKey, TValue>> ForHandler => (IReadOnlyList<ConsumeResult<TKey, TValue>>?)_views ?? this;
+
     /// <summary>Adds a record and copies its key and value bytes (borrowed from the deserializers' capture).</summary>
-    public void Add(ConsumeResult<TKey, TValue> record, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
+    /// <param name="record">The record as read.</param>
+    /// <param name="handlerView">The record as its handler sees it (for a retry topic's record, at the position it was first read from).</param>
+    /// <param name="key">The key's bytes.</param>
+    /// <param name="keyIsNull">Whether the key is null.</param>
+    /// <param name="value">The value's bytes.</param>
+    /// <param name="valueIsNull">Whether the value is null.</param>
+    public void Add(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
     {
         if (_records.Count == 0)
         {
             Place(record.Topic, record.Partition, record.Offset, 0, needsHandler: true);
         }
 
+        if (_views is null && !ReferenceEquals(handlerView, record))
+        {
+            _views = new List<ConsumeResult<TKey, TValue>>(_records.Capacity);
+            _views.AddRange(_records);
+        }
+
+        _views?.Add(handlerView);
         _records.Add(record);
         _bytes.Add(key, keyIsNull);
         _bytes.Add(value, valueIsNull);
@@ -119,7 +136,7 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
             {
                 ReadOnlySpan<byte> key = _bytes.Span(2 * i, out bool keyIsNull);
                 ReadOnlySpan<byte> value = _bytes.Span((2 * i) + 1, out bool valueIsNull);
-                rest.Add(record, key, keyIsNull, value, valueIsNull);
+                rest.Add(record, _views?[i] ?? record, key, keyIsNull, value, valueIsNull);
             }
         }
 

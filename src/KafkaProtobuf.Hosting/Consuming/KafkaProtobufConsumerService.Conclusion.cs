@@ -25,11 +25,16 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 StoreOffset(record);
                 _status.RecordDone();
                 return AfterConclusion.Continue;
-            case HandlerOutcome.DeadLetter when _deadLetters is not null:
+            case HandlerOutcome.DeadLetter when _options.DeadLetterTopic is not null || (_retries is not null && result.AttemptsRanOut):
                 (byte[]? key, byte[]? value) = ownBytes ?? (_keys.ToArray(), _values.ToArray());
                 ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
                 Exception failure = result.Failure!;
-                return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
+                if (result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic)
+                {
+                    return SendToRetryTopic(written, retryTopic, tier, failure, activity);
+                }
+
+                return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
             case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
                 Exception e = result.Failure!;
                 Fail(
@@ -94,30 +99,56 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private AfterConclusion DeadLetterPoison(ConsumeException poison, Activity? activity) =>
         DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
 
-    /// <summary>Writes a dead letter. A retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.</summary>
+    /// <summary>Writes a dead letter (see <see cref="Forward"/>); without a dead-letter topic the consumer stops.</summary>
     private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
     {
-        string where = PositionText.Of(record.TopicPartitionOffset);
-        if (_deadLetters is null)
+        if (_options.DeadLetterTopic is not { } topic)
         {
-            Fail(where + " cannot be deserialized and there is no dead-letter topic (" + failure.Message + ")", failure);
+            string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
+            Fail(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + failure.Message + ")", failure);
             return AfterConclusion.Stop;
         }
 
+        string reason = handlerFailure ? "handler" : "deserialization";
+        return Forward(record, send, topic, activity, () =>
+        {
+            ConsumerTracing.DeadLettered(activity, topic, reason);
+            _probe?.DeadLettered(Name, record.TopicPartitionOffset);
+            KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
+            ConsumerLog.DeadLettered(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, reason, failure.GetType().Name + ": " + failure.Message);
+        });
+    }
+
+    /// <summary>Copies a record whose handler failed for good to its next retry topic, due after that tier's delay (see <see cref="Forward"/>).</summary>
+    private AfterConclusion SendToRetryTopic(ConsumeResult<byte[], byte[]> record, string topic, int tier, Exception failure, Activity? activity)
+    {
+        Message<byte[], byte[]> copy = _retries!.Copy(record, failure, tier, out DateTimeOffset due);
+        return Forward(record, () => _consumer!.Forward(record, copy, _deadLetters!, topic, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), topic, activity, () =>
+        {
+            ConsumerTracing.SentToRetryTopic(activity, topic, tier);
+            KafkaProtobufConsumerMetrics.SentToRetryTopic(_tag, tier);
+            ConsumerLog.SentToRetryTopic(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, due, failure.GetType().Name + ": " + failure.Message);
+        });
+    }
+
+    /// <summary>
+    /// Writes a record elsewhere (a dead letter, a retry topic's copy) and stores its offset once the broker has it. A
+    /// retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.
+    /// </summary>
+    private AfterConclusion Forward(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, string topic, Activity? activity, Action written)
+    {
+        string where = PositionText.Of(record.TopicPartitionOffset);
         try
         {
             send();
-            ConsumerTracing.DeadLettered(activity, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization");
-            _probe?.DeadLettered(Name, record.TopicPartitionOffset);
-            KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
+            written();
             _status.RecordDone();
-            ConsumerLog.DeadLettered(_logger, Name, where, _options.DeadLetterTopic!, handlerFailure ? "handler" : "deserialization", failure.GetType().Name + ": " + failure.Message);
             return AfterConclusion.Continue;
         }
         catch (DeadLetterException d) when (d.IsRetriable)
         {
-            // DeadLetter moved the consumer back to the record: after the delay, Consume delivers it again.
-            ConsumerLog.DeadLetterRetrying(_logger, Name, where, d.Error.Code.ToString(), _options.ReadAgainDelay);
+            // Forward moved the consumer back to the record: after the delay, Consume delivers it again.
+            ConsumerLog.DeadLetterRetrying(_logger, Name, where, topic, d.Error.Code.ToString(), _options.ReadAgainDelay);
             ConsumerTracing.DeadLetterFailed(activity, d);
             _probe?.MovedBack(Name, record.TopicPartitionOffset, schemaUnavailable: false);
             return AfterConclusion.ReadAgain;
@@ -125,7 +156,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         catch (DeadLetterException d)
         {
             Fail(
-                "the dead letter of " + where + " cannot be written to '" + _options.DeadLetterTopic + "' (" + d.Error.Code
+                where + " cannot be written to '" + topic + "' (" + d.Error.Code
                     + ", not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
             return AfterConclusion.Stop;

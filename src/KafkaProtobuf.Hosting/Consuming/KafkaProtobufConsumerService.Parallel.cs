@@ -94,6 +94,16 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
                 scheduler.ReadAgainLater(position);
                 _probe?.MovedBack(Name, position, schemaUnavailable: true);
             }
+            else if (consumed == Consumed.Record && _retries is not null && _retries.NotYetDue(record!.Message.Headers, out System.TimeSpan wait))
+            {
+                // A retry topic's record before its time: its partition waits, paused; the others go on.
+                if (!intake.CutBefore(scheduler, record.TopicPartitionOffset))
+                {
+                    return;
+                }
+
+                scheduler.ReadAgainLater(record.TopicPartitionOffset, wait);
+            }
             else if (consumed == Consumed.Record && !intake.OfferRecord(scheduler, record!))
             {
                 return;
@@ -117,7 +127,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     bool IIntake<ParallelRecord<TKey, TValue>>.OfferRecord(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
     {
         ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
-        taken.Hold(record, PerKey ? _keys.Hash() : 0);
+        taken.Hold(record, _retries is null ? record : RetryTiers.AsOriginal(record), PerKey ? _keys.Hash() : 0);
         if (!scheduler.Offer(taken, out bool kept))
         {
             return false;
@@ -139,7 +149,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         Activity? activity = record.Activity = _tracing.Start(record.Record!);
         try
         {
-            return _handler.RunAsync(record.Record!, activity); // an awaiting handler carries the span on in its context
+            return _handler.RunAsync(record.HandlerView!, activity); // an awaiting handler carries the span on in its context
         }
         finally
         {

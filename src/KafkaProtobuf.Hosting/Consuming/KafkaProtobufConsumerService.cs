@@ -38,7 +38,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private KafkaProtobufConsumerOptions _options = null!;
     private HandlerRunner<ConsumeResult<TKey, TValue>> _handler = null!;
     private IConsumer<TKey, TValue>? _consumer;
-    private IProducer<byte[], byte[]>? _deadLetters;
+    private IProducer<byte[], byte[]>? _deadLetters; // writes dead letters and retry topics' copies
+    private RetryTiers? _retries;
     private RawBytesCapture<TKey> _keys = null!;
     private RawBytesCapture<TValue> _values = null!;
     private Thread? _thread;
@@ -92,12 +93,17 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             .SetOffsetsCommittedHandler((_, committed) => OnCommitted(committed))
             .SetLogHandler((_, message) => OnClientLog(message)) // librdkafka's own lines, through ILogger instead of stderr
             .Build();
-        if (_options.DeadLetterTopic is not null)
+        if (_options.RetryTopics.Delays.Count > 0)
+        {
+            _retries = new RetryTiers(_options.RetryTopics);
+        }
+
+        if (_options.DeadLetterTopic is not null || _retries is not null)
         {
             _deadLetters = new ProducerBuilder<byte[], byte[]>(_options.DeadLetterProducerConfig()).Build();
         }
 
-        _consumer.Subscribe(_options.Topics);
+        _consumer.Subscribe(_options.SubscribedTopics());
         _status.Running();
         ConsumerLog.Started(_logger, Name, _options.Topics);
         _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };
@@ -171,8 +177,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             {
                 RunBatches();
             }
-            else if (_options.MaxConcurrentRecords > 1)
+            else if (_options.MaxConcurrentRecords > 1 || _retries is not null)
             {
+                // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot, records are still handled one at a time).
                 RunPartitionParallel();
             }
             else

@@ -8,6 +8,9 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
 {
     public ConsumeResult<TKey, TValue>? Record { get; private set; }
 
+    /// <summary>What the handler is given: <see cref="Record"/>, or for a retry topic's record the same at the position it was first read from.</summary>
+    public ConsumeResult<TKey, TValue>? HandlerView { get; private set; }
+
     public ConsumeException? Poison { get; private set; }
 
     /// <summary>Its key and value bytes, copied when the scheduler kept it; null while the capture still holds them.</summary>
@@ -24,9 +27,10 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
     }
 
     /// <summary>Holds a good record (this object is reused for records the scheduler concluded at once).</summary>
-    public void Hold(ConsumeResult<TKey, TValue> record, uint keyHash)
+    public void Hold(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, uint keyHash)
     {
         Record = record;
+        HandlerView = handlerView;
         OwnBytes = null;
         Activity = null;
         Place(record.Topic, record.Partition, record.Offset, keyHash, needsHandler: true);

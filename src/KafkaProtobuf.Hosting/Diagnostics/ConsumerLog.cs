@@ -20,8 +20,8 @@ internal static partial class ConsumerLog
     [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} dead-lettered to {DeadLetter} ({Reason}: {Error})")]
     public static partial void DeadLettered(ILogger logger, string consumer, string record, string deadLetter, string reason, string error);
 
-    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the dead letter of {Record} could not be written ({Error}); reading the record again in {Delay}")]
-    public static partial void DeadLetterRetrying(ILogger logger, string consumer, string record, string error, TimeSpan delay);
+    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} could not be written to {Topic} ({Error}); reading the record again in {Delay}")]
+    public static partial void DeadLetterRetrying(ILogger logger, string consumer, string record, string topic, string error, TimeSpan delay);
 
     [LoggerMessage(EventId = 6, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the writer's schema of {Record} could not be obtained; reading it again in {Delay}")]
     public static partial void SchemaUnavailable(ILogger logger, string consumer, string record, TimeSpan delay, Exception exception);
@@ -58,4 +58,7 @@ internal static partial class ConsumerLog
 
     [LoggerMessage(EventId = 17, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the batch handler failed for good on {Batch}; handling its {Count} records one at a time, so that only those that still fail are dead-lettered")]
     public static partial void BatchSplit(ILogger logger, string consumer, string batch, int count, Exception exception);
+
+    [LoggerMessage(EventId = 18, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} sent to retry topic {Topic}, due at {Due:O} ({Error})")]
+    public static partial void SentToRetryTopic(ILogger logger, string consumer, string record, string topic, DateTimeOffset due, string error);
 }

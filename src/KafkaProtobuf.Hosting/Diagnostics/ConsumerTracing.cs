@@ -146,6 +146,14 @@ internal sealed class ConsumerTracing(string consumer, string? group)
             { "kafkaprotobuf.dead_letter.reason", reason },
         }));
 
+    /// <summary>The record was sent to a retry topic.</summary>
+    public static void SentToRetryTopic(Activity? activity, string topic, int tier) =>
+        activity?.AddEvent(new ActivityEvent("kafkaprotobuf.retry_topic", tags: new ActivityTagsCollection
+        {
+            { "kafkaprotobuf.retry_topic.name", topic },
+            { "kafkaprotobuf.retry_topic.tier", tier },
+        }));
+
     /// <summary>The dead letter was not written: the record is read again (a new span).</summary>
     public static void DeadLetterFailed(Activity? activity, Exception exception)
     {

@@ -28,8 +28,14 @@ public static class KafkaProtobufConsumerMetrics
     /// <summary>Batches whose handler completed for the whole batch (a failed batch split into records is not counted).</summary>
     public const string BatchesHandled = "kafkaprotobuf.consumer.batches.handled";
 
+    /// <summary>Records whose handler failed for good sent to a retry topic, tagged <c>tier</c> (1, 2, ...).</summary>
+    public const string RecordsSentToRetryTopic = "kafkaprotobuf.consumer.records.sent_to_retry_topic";
+
     /// <summary>The tag naming the consumer.</summary>
     public const string ConsumerTag = "consumer";
+
+    /// <summary>The tag saying which retry topic's tier a record was sent to.</summary>
+    public const string TierTag = "tier";
 
     /// <summary>The tag saying why a record was dead-lettered.</summary>
     public const string ReasonTag = "reason";
@@ -40,6 +46,7 @@ public static class KafkaProtobufConsumerMetrics
     private static readonly Counter<long> Retries = Meter.CreateCounter<long>(HandlerRetries, "{retry}", "Handler runs that failed and were retried.");
     private static readonly Counter<long> DeadLettered = Meter.CreateCounter<long>(RecordsDeadLettered, "{record}", "Records written to the dead-letter topic.");
     private static readonly Histogram<int> Sizes = Meter.CreateHistogram<int>(BatchSize, "{record}", "How many records each batch handed to a batch handler held.");
+    private static readonly Counter<long> RetryTopicRecords = Meter.CreateCounter<long>(RecordsSentToRetryTopic, "{record}", "Records sent to a retry topic.");
     private static readonly Counter<long> Batches = Meter.CreateCounter<long>(BatchesHandled, "{batch}", "Batches whose handler completed.");
 
     /// <summary>
@@ -71,4 +78,7 @@ public static class KafkaProtobufConsumerMetrics
     internal static void BatchStarting(KeyValuePair<string, object?> consumer, int records) => Sizes.Record(records, consumer);
 
     internal static void BatchHandled(KeyValuePair<string, object?> consumer) => Batches.Add(1, consumer);
+
+    internal static void SentToRetryTopic(KeyValuePair<string, object?> consumer, int tier) =>
+        RetryTopicRecords.Add(1, consumer, new KeyValuePair<string, object?>(TierTag, tier));
 }

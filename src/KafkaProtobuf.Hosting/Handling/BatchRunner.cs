@@ -28,15 +28,16 @@ internal sealed class BatchRunner<TKey, TValue>
         _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer);
     }
 
-    /// <summary>What a batch handler is told a batch is, in log lines: its place, or a single record's.</summary>
+    /// <summary>What a batch is, in log lines: its place, or its first record's and how many follow.</summary>
     public static string Describe(IReadOnlyList<ConsumeResult<TKey, TValue>> records) =>
-        records is RecordBatch<TKey, TValue> batch ? batch.Describe() : PositionText.Of(records[0].Topic, records[0].Partition, records[0].Offset);
+        records is RecordBatch<TKey, TValue> batch ? batch.Describe()
+        : PositionText.Of(records[0].Topic, records[0].Partition, records[0].Offset) + (records.Count > 1 ? " and the " + (records.Count - 1).ToString(System.Globalization.CultureInfo.InvariantCulture) + " records after it" : string.Empty);
 
     /// <summary>Runs the handler on the batch until it completes or fails for good (then split, if so configured); the records' own results, if split, in <see cref="RecordBatch{TKey, TValue}.RecordResults"/>.</summary>
     public ValueTask<HandlerResult> RunAsync(RecordBatch<TKey, TValue> batch, Activity? activity)
     {
         KafkaProtobufConsumerMetrics.BatchStarting(_tag, batch.Count);
-        ValueTask<HandlerResult> run = _runner.RunAsync(batch, activity);
+        ValueTask<HandlerResult> run = _runner.RunAsync(batch.ForHandler, activity);
         if (!run.IsCompletedSuccessfully)
         {
             return AwaitAsync(batch, activity, run);
@@ -85,7 +86,7 @@ internal sealed class BatchRunner<TKey, TValue>
                 continue;
             }
 
-            HandlerResult one = results[i] = await _runner.RunAsync([batch[i]], activity).ConfigureAwait(false);
+            HandlerResult one = results[i] = await _runner.RunAsync([batch.ForHandler[i]], activity).ConfigureAwait(false);
             if (one.Outcome == HandlerOutcome.Cancelled)
             {
                 overall = one;

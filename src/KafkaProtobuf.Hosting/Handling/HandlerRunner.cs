@@ -123,7 +123,8 @@ internal sealed class HandlerRunner<TWork>
                 Ran(work, started, completed: false);
                 _status.HandlerFailed(attempt);
                 HandlerFailureAction action = _failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
-                if (action == HandlerFailureAction.Retry && attempt >= _failures.MaxAttempts)
+                bool ranOut = action == HandlerFailureAction.Retry && attempt >= _failures.MaxAttempts;
+                if (ranOut)
                 {
                     action = _failures.WhenAttemptsRunOut;
                 }
@@ -131,7 +132,7 @@ internal sealed class HandlerRunner<TWork>
                 if (action != HandlerFailureAction.Retry)
                 {
                     ConsumerTracing.Failed(activity, e);
-                    return new HandlerResult(action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e);
+                    return new HandlerResult(action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e, ranOut);
                 }
 
                 TimeSpan delay = _backoff.Delay(attempt);

@@ -106,8 +106,11 @@ internal sealed class PartitionScheduler<TRecord>
         return !_stopped;
     }
 
-    /// <summary>An unavailable schema: the partition pauses and reads the record again after the delay; what its lane holds came before it, and goes on.</summary>
-    public void ReadAgainLater(TopicPartitionOffset record) => PauseFor(LaneOf(record.Topic, record.Partition), record);
+    /// <summary>
+    /// An unavailable schema, or a retry topic's record not due yet: the partition pauses and reads the record again
+    /// after <paramref name="delay"/> (<see cref="SchedulerSettings.ReadAgainDelay"/> if null); what its lane holds came before it, and goes on.
+    /// </summary>
+    public void ReadAgainLater(TopicPartitionOffset record, TimeSpan? delay = null) => PauseFor(LaneOf(record.Topic, record.Partition), record, delay);
 
     /// <summary>Resumes paused partitions whose delay, if any, is over and whose lane has room again (half of its bound).</summary>
     public void ResumeDue()
@@ -266,10 +269,10 @@ internal sealed class PartitionScheduler<TRecord>
         PauseFor(lane, record);
     }
 
-    private void PauseFor(PartitionLane lane, TopicPartitionOffset record)
+    private void PauseFor(PartitionLane lane, TopicPartitionOffset record, TimeSpan? delay = null)
     {
         Pause(lane);
-        lane.PausedUntil = _clock.Now + _settings.ReadAgainDelay;
+        lane.PausedUntil = _clock.Now + (delay ?? _settings.ReadAgainDelay);
         lane.ReadAgainFrom = record;
     }
 

@@ -132,6 +132,41 @@ public static class DeadLetterExtensions
         return Send(consumer, record.ToDeadLetterMessage(failure), record, producer, deadLetterTopic, timeout, offsetHandling);
     }
 
+    /// <summary>
+    /// Writes a message of the caller's making from a record (a copy for a retry topic, say) to <paramref name="topic"/>
+    /// with the guarantees of a dead letter: it waits for the broker's acknowledgement, then stores (and, with
+    /// <see cref="DeadLetterOffsetHandling.StoreAndCommit"/>, commits) the offset past the record; nothing is stored
+    /// before the acknowledgement.
+    /// </summary>
+    /// <typeparam name="TKey">The consumer's key type.</typeparam>
+    /// <typeparam name="TValue">The consumer's value type.</typeparam>
+    /// <param name="consumer">The consumer the record came from.</param>
+    /// <param name="record">The record, as it was written, whose offset is stored once the message is acknowledged.</param>
+    /// <param name="message">What is written.</param>
+    /// <param name="producer">A producer for raw bytes (acks=all recommended) with delivery reports on (the default).</param>
+    /// <param name="topic">Where the message goes.</param>
+    /// <param name="timeout">How long to wait for the broker's acknowledgement.</param>
+    /// <param name="offsetHandling">Store the offset past the record, or store and commit it.</param>
+    /// <returns>Where the message went and what became of the offset.</returns>
+    /// <exception cref="ArgumentException">The topic is empty.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="offsetHandling"/> is not a defined value, or the timeout is negative.</exception>
+    /// <exception cref="DeadLetterException">
+    /// The message was not acknowledged in time or the producer failed. Nothing was stored or committed, and the
+    /// consumer was moved back to the record: the next <c>Consume</c> delivers it again.
+    /// </exception>
+    public static DeadLetterResult Forward<TKey, TValue>(
+        this IConsumer<TKey, TValue> consumer,
+        ConsumeResult<byte[], byte[]> record,
+        Message<byte[], byte[]> message,
+        IProducer<byte[], byte[]> producer,
+        string topic,
+        TimeSpan timeout,
+        DeadLetterOffsetHandling offsetHandling)
+    {
+        CheckArguments(consumer, producer, topic, timeout, offsetHandling);
+        return Send(consumer, message ?? throw new ArgumentNullException(nameof(message)), record ?? throw new ArgumentNullException(nameof(record)), producer, topic, timeout, offsetHandling);
+    }
+
     private static void CheckArguments<TKey, TValue>(
         IConsumer<TKey, TValue> consumer, IProducer<byte[], byte[]> producer, string deadLetterTopic, TimeSpan timeout, DeadLetterOffsetHandling offsetHandling)
     {

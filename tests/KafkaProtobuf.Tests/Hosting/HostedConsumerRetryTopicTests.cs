@@ -1,0 +1,174 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+using Xunit;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// Retry topics on the embedded cluster: a record whose handler failed its in-place attempts goes through the tiers at
+/// their due times (read from its headers, compared with when the handler ran), its partition flowing meanwhile; the
+/// handler sees it as its original; after the last tier it reaches the dead-letter topic with its whole history; a
+/// failure <c>Classify</c> dead-letters goes there at once. Nothing asserts on elapsed time.
+/// </summary>
+public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("retries")
+{
+    private static readonly TimeSpan[] Delays = [TimeSpan.FromMilliseconds(300), TimeSpan.FromMilliseconds(600)];
+
+    /// <summary>One handler call: what the handler saw and the retry headers of the record it was given.</summary>
+    private sealed record Call(string Topic, long Offset, int Attempt, DateTimeOffset? Due, DateTimeOffset? FirstFailure, DateTimeOffset At, bool Succeeded);
+
+    private static DateTimeOffset? Time(Headers headers, string name) =>
+        headers.TryGetLastBytes(name, out byte[] bytes) ? DateTimeOffset.FromUnixTimeMilliseconds(long.Parse(Encoding.UTF8.GetString(bytes), CultureInfo.InvariantCulture)) : null;
+
+    private static int AttemptOf(Headers headers) =>
+        headers.TryGetLastBytes(RetryHeaderNames.Attempt, out byte[] bytes) ? int.Parse(Encoding.UTF8.GetString(bytes), CultureInfo.InvariantCulture) : 0;
+
+    private void CreateTopics(string topic)
+    {
+        Cluster.CreateTopic(topic + ".retry.1", 1);
+        Cluster.CreateTopic(topic + ".retry.2", 1);
+        Cluster.CreateTopic(topic + ".dlq", 1);
+    }
+
+    private static void Options(KafkaProtobufConsumerOptions options)
+    {
+        options.HandlerFailures.MaxAttempts = 2;
+        options.HandlerFailures.Classify = e => e is ArgumentException ? HandlerFailureAction.DeadLetter : null;
+        foreach (TimeSpan delay in Delays)
+        {
+            options.RetryTopics.Delays.Add(delay);
+        }
+    }
+
+    [Fact]
+    public async Task AFailingRecord_GoesThroughTheTiersAtTheirDueTimes_WhileItsPartitionFlows_SeenAsItsOriginal_AndSucceedsOnTheSecond()
+    {
+        ProduceAcrossPartitions("orders", 1, 10);
+        CreateTopics("orders");
+        var calls = new ConcurrentQueue<Call>();
+        IHost host = StartHost("retries", "orders", builder => builder.Handle((record, _) =>
+        {
+            Headers headers = record.Message.Headers;
+            int attempt = AttemptOf(headers);
+            bool fails = (record.Offset.Value == 3 && attempt < 2) || record.Offset.Value == 7 || record.Offset.Value == 5;
+            calls.Enqueue(new Call(record.Topic, record.Offset.Value, attempt, Time(headers, RetryHeaderNames.Due), Time(headers, RetryHeaderNames.FirstFailure), DateTimeOffset.UtcNow, !fails));
+            return record.Offset.Value switch
+            {
+                5 => throw new ArgumentException("not a device we know"), // Classify: straight to the dead-letter topic
+                3 or 7 when fails => throw new TimeoutException("the device registry did not answer (tier " + attempt + ")"),
+                _ => Task.CompletedTask,
+            };
+        }), Options);
+
+        Wait.Until(() => calls.Count(c => c.Succeeded) == 8 && calls.Count(c => c.Offset == 7) == 6, "record 3 handled on tier 2 and record 7 through every tier", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        // The handler saw every record as its original, retries included.
+        Assert.All(calls, c => Assert.Equal("orders", c.Topic));
+        Call[] three = [.. calls.Where(c => c.Offset == 3)];
+        Assert.Equal([0, 0, 1, 1, 2], three.Select(c => c.Attempt)); // two attempts in place on each, then success on tier 2
+        Assert.True(three[^1].Succeeded);
+
+        // The partition flowed: the records after 3 were handled before 3 came back from its retry topic.
+        int firstRetry = calls.ToList().FindIndex(c => c.Offset == 3 && c.Attempt == 1);
+        Assert.All(Offsets(4, 10).Except([5L, 7L]), o => Assert.InRange(calls.ToList().FindIndex(c => c.Offset == o && c.Succeeded), 0, firstRetry));
+
+        // Due times, from the records' headers: each retry handled no sooner; tier 1 due its delay after the failure, tier 2 its delay after tier 1's.
+        foreach (Call retry in calls.Where(c => c.Attempt > 0))
+        {
+            Assert.True(retry.At >= retry.Due, $"record {retry.Offset} handled at {retry.At:O} before its due time {retry.Due:O}");
+        }
+
+        foreach (long offset in new long[] { 3, 7 })
+        {
+            Call tier1 = calls.First(c => c.Offset == offset && c.Attempt == 1);
+            Call tier2 = calls.First(c => c.Offset == offset && c.Attempt == 2);
+            Assert.Equal(tier1.FirstFailure + Delays[0], tier1.Due);
+            Assert.Equal(tier1.FirstFailure, tier2.FirstFailure);
+            Assert.True(tier2.Due >= tier1.At + Delays[1] - TimeSpan.FromMilliseconds(1), $"tier 2 due {tier2.Due:O}, tier 1 handled {tier1.At:O}");
+        }
+
+        // The dead-letter topic: record 5 at once (classified), record 7 after the last tier, with its history.
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "orders.dlq", Deadline);
+        Assert.Equal(2, letters.Count);
+        ConsumeResult<byte[], byte[]> five = letters.Single(l => FirstSource(l.Message.Headers).Offset.Value == 5);
+        Assert.Equal(new TopicPartitionOffset("orders", 0, 5), SourceOf(five.Message.Headers));
+        Assert.False(five.Message.Headers.TryGetLastBytes(RetryHeaderNames.Attempt, out _));
+
+        ConsumeResult<byte[], byte[]> seven = letters.Single(l => FirstSource(l.Message.Headers).Offset.Value == 7);
+        Assert.Equal(GoodValue(7), seven.Message.Value); // byte for byte through every hop
+        Assert.Equal(Encoding.UTF8.GetBytes("k7"), seven.Message.Key);
+        Assert.Equal(new TopicPartitionOffset("orders", 0, 7), FirstSource(seven.Message.Headers));
+        Assert.Equal("orders.retry.2", SourceOf(seven.Message.Headers).Topic); // where it was read last
+        Assert.Equal(2, AttemptOf(seven.Message.Headers));
+        Assert.Equal(
+            ["the device registry did not answer (tier 0)", "the device registry did not answer (tier 1)", "the device registry did not answer (tier 2)"],
+            seven.Message.Headers.Where(h => h.Key == DeadLetterHeaderNames.ErrorMessage).Select(h => Encoding.UTF8.GetString(h.GetValueBytes())));
+        Assert.NotNull(Time(seven.Message.Headers, RetryHeaderNames.FirstFailure));
+
+        Assert.Equal([10L], Committed("orders", 1));
+        Assert.Equal([2L], Committed("orders.retry.1", 1));
+        Assert.Equal([2L], Committed("orders.retry.2", 1));
+    }
+
+    [Fact]
+    public async Task ABatchsRecordThatStillFailsAfterTheSplit_GoesToTheRetryTopic_AndComesBackToTheBatchHandlerAsItsOriginal()
+    {
+        ProduceAcrossPartitions("bulk-orders", 1, 10);
+        CreateTopics("bulk-orders");
+        var handled = new ConcurrentQueue<(string Topic, long Offset, int Attempt)>();
+        IHost host = StartHost("retries", "bulk-orders", builder => builder.HandleBatch((batch, _) =>
+        {
+            if (batch.Any(r => r.Offset.Value == 4 && AttemptOf(r.Message.Headers) == 0))
+            {
+                throw new TimeoutException("the warehouse did not answer");
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue((record.Topic, record.Offset.Value, AttemptOf(record.Message.Headers)));
+            }
+
+            return Task.CompletedTask;
+        }), options =>
+        {
+            Options(options);
+            options.Batches.MaxSize = 10;
+            options.Batches.MaxWait = TimeSpan.FromMilliseconds(100);
+        });
+
+        Wait.Until(() => handled.Count == 10, "every record handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(Offsets(0, 10), handled.Select(h => h.Offset).Order());
+        Assert.All(handled, h => Assert.Equal("bulk-orders", h.Topic));
+        Assert.Equal(("bulk-orders", 4L, 1), handled.Single(h => h.Offset == 4)); // from tier 1, as its original
+        Assert.Equal([10L], Committed("bulk-orders", 1));
+        Assert.Equal([1L], Committed("bulk-orders.retry.1", 1));
+    }
+
+    private static IEnumerable<long> Offsets(int from, int to) => Enumerable.Range(from, to - from).Select(o => (long)o);
+
+    /// <summary>The first kafkaprotobuf.source.* headers: where the record was first read.</summary>
+    private static TopicPartitionOffset FirstSource(Headers headers)
+    {
+        string First(string name) => Encoding.UTF8.GetString(headers.First(h => h.Key == name).GetValueBytes());
+        return new TopicPartitionOffset(
+            First(DeadLetterHeaderNames.SourceTopic),
+            int.Parse(First(DeadLetterHeaderNames.SourcePartition), CultureInfo.InvariantCulture),
+            long.Parse(First(DeadLetterHeaderNames.SourceOffset), CultureInfo.InvariantCulture));
+    }
+}
