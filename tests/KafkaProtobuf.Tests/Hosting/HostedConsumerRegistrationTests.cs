@@ -224,4 +224,52 @@ public sealed class HostedConsumerRegistrationTests
 
         Assert.Equal(HandlingOrder.Key, OptionsOf(services, "devices").HandlingOrder); // a record handler replaced the batch handler: nothing to refuse
     }
+
+    [Fact]
+    public void RetryTopics_AreReadFromConfiguration_AndSubscribedToBesideTheirTopics_UnlessAnotherRegistrationReadsThem()
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics", "devices, devices.eu"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:RetryTopics:Delays:0", "00:00:10"),
+            ("Kafka:Devices:RetryTopics:Delays:1", "00:01:00"),
+            ("Kafka:Retries:Topics", "devices.retry.1,devices.retry.2"),
+            ("Kafka:Retries:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Retries:Consumer:group.id", "device-service-retries"),
+            ("Kafka:Retries:RetryTopics:Delays", "00:00:10, 00:01:00"),
+            ("Kafka:Retries:RetryTopics:ReadRetryTopics", "false"));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+        services.AddKafkaProtobufConsumer<string, Device>("retries", configuration.GetSection("Kafka:Retries")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        KafkaProtobufConsumerOptions devices = OptionsOf(services, "devices");
+        KafkaProtobufConsumerOptions retries = OptionsOf(services, "retries");
+
+        Assert.Equal([TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(1)], devices.RetryTopics.Delays);
+        Assert.Equal(["devices", "devices.eu", "devices.retry.1", "devices.retry.2", "devices.eu.retry.1", "devices.eu.retry.2"], devices.SubscribedTopics());
+        Assert.Equal([TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(1)], retries.RetryTopics.Delays);
+        Assert.Equal(["devices.retry.1", "devices.retry.2"], retries.SubscribedTopics());
+        Assert.Equal("orders.retry.3", RetryTopicOptions.TopicName("orders", 3));
+        Assert.Empty(new KafkaProtobufConsumerOptions().RetryTopics.Delays); // off by default
+    }
+
+    [Theory]
+    [InlineData("RetryTopics:Delays", "00:00:00", "Batches:MaxSize", "10", "every RetryTopics delay must be positive")]
+    [InlineData("RetryTopics:Delays", "soon", "Batches:MaxSize", "10", "Kafka:Devices:RetryTopics:Delays is 'soon'")]
+    [InlineData("RetryTopics:Delays", "00:00:10", "Batches:AcrossPartitions", "true", "batches across partitions cannot do")]
+    public void ARetryTopicSettingThatCannotWork_IsRefusedWithTheReason(string key, string value, string otherKey, string otherValue, string expected)
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics", "devices"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:" + key, value),
+            ("Kafka:Devices:" + otherKey, otherValue));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices")).WithProtobufValues().HandleBatch((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains(expected, e.Message, StringComparison.Ordinal);
+    }
 }

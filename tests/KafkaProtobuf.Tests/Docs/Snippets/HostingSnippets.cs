@@ -147,4 +147,22 @@ internal static class HostingSnippets
             });
         #endregion
     }
+
+    internal static void RetryTopics(IServiceCollection services)
+    {
+        #region hosted-retry-topics
+        services
+            .AddKafkaProtobufConsumer<string, OrderPlaced>("orders", options =>
+            {
+                options.Consumer = new ConsumerConfig { BootstrapServers = "localhost:9092", GroupId = "order-service" };
+                options.Topics.Add("shop.orders");
+                options.DeadLetterTopic = "shop.orders.dlq";
+                options.HandlerFailures.MaxAttempts = 3;                      // in place first, then:
+                options.RetryTopics.Delays.Add(TimeSpan.FromSeconds(10));    // shop.orders.retry.1
+                options.RetryTopics.Delays.Add(TimeSpan.FromMinutes(1));     // shop.orders.retry.2, then the dead-letter topic
+            })
+            .WithProtobufValues()
+            .HandleWith<OrderPlacedHandler>();
+        #endregion
+    }
 }
