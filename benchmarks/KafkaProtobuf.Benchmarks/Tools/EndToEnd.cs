@@ -17,7 +17,7 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 /// End to end: N framed S records on the embedded cluster, consumed in full by a real consumer with each value
 /// deserializer in turn; records/s, GC collections, allocated bytes and CPU time per record. The broker runs in a child
 /// process by default, so the consumer's CPU time is its own (on 2 cores an in-process broker competes with it).
-/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops [--handler-delay-ms N]]</c>; with
+/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops [--handler-delay-ms N]] [--only TEXT]</c>; with
 /// <c>--loops</c>, the hosted consumer (sequential, partition-parallel, per key, and with a batch handler, batches of 100
 /// one at a time or one partition's each at once) against the hand-written recommended loop (<see cref="LoopComparison"/>)
 /// instead of the deserializers; with a handler delay (per record, or per batch for a batch handler), the hosted modes alone.
@@ -36,7 +36,7 @@ public static class EndToEnd
 
     public static void Run(string[] args)
     {
-        string[] numbers = args.Skip(1).Where(a => !a.StartsWith("--", StringComparison.Ordinal)).ToArray();
+        string[] numbers = args.Skip(1).TakeWhile(a => !a.StartsWith("--", StringComparison.Ordinal)).ToArray();
         int records = numbers.Length > 0 ? int.Parse(numbers[0], CultureInfo.InvariantCulture) : 300_000;
         int rounds = numbers.Length > 1 ? int.Parse(numbers[1], CultureInfo.InvariantCulture) : 3;
         bool inProcess = args.Contains("--in-process");
@@ -75,6 +75,13 @@ public static class EndToEnd
         modes.Add(("Confluent 2.15 sync-over-async", (config, n) => Consume(
             new ConsumerBuilder<Ignore, AddressBook.AddressBook>(config).SetValueDeserializer(ConfluentDeserializers.SyncOverAsync<AddressBook.AddressBook>()).Build(), n)));
 #endif
+
+        // --only TEXT: the modes whose name contains it (a profile of one mode, say).
+        int only = Array.IndexOf(args, "--only");
+        if (only >= 0)
+        {
+            modes.RemoveAll(m => !m.Name.Contains(args[only + 1], StringComparison.Ordinal));
+        }
 
         var samples = modes.ToDictionary(m => m.Name, _ => new List<Sample>());
         for (int round = -1; round < rounds; round++) // round -1 warms up the JIT and the broker's caches, unrecorded
