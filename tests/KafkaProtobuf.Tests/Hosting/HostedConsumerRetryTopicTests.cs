@@ -21,7 +21,8 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// Retry topics on the embedded cluster: a record whose handler failed its in-place attempts goes through the tiers at
 /// their due times (read from its headers, compared with when the handler ran), its partition flowing meanwhile; the
 /// handler sees it as its original; after the last tier it reaches the dead-letter topic with its whole history; a
-/// failure <c>Classify</c> dead-letters goes there at once. Nothing asserts on elapsed time.
+/// failure <c>Classify</c> dead-letters goes there at once; a second registration can read the retry topics. Nothing
+/// asserts on elapsed time.
 /// </summary>
 public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("retries")
 {
@@ -158,6 +159,41 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal(("bulk-orders", 4L, 1), handled.Single(h => h.Offset == 4)); // from tier 1, as its original
         Assert.Equal([10L], Committed("bulk-orders", 1));
         Assert.Equal([1L], Committed("bulk-orders.retry.1", 1));
+    }
+
+    [Fact]
+    public async Task ASecondRegistration_ReadsTheRetryTopics_WhenTheFirstLeavesThemToIt()
+    {
+        ProduceAcrossPartitions("payments", 1, 5);
+        CreateTopics("payments");
+        var seen = new ConcurrentQueue<(string Consumer, string Topic, long Offset, int Attempt)>();
+        Func<ConsumeResult<string, Device>, CancellationToken, Task> Handler(string consumer) => (record, _) =>
+        {
+            int attempt = AttemptOf(record.Message.Headers);
+            seen.Enqueue((consumer, record.Topic, record.Offset.Value, attempt));
+            return record.Offset.Value == 2 && attempt == 0 ? throw new TimeoutException("the bank did not answer") : Task.CompletedTask;
+        };
+
+        IHost main = StartHost("retries", "payments", builder => builder.Handle(Handler("main")), options =>
+        {
+            Options(options);
+            options.RetryTopics.ReadRetryTopics = false; // the other registration reads them
+        });
+        IHost retries = StartHost("retries", "payments.retry.1", builder => builder.Handle(Handler("retries")), options =>
+        {
+            Options(options);
+            options.RetryTopics.ReadRetryTopics = false; // its topics are the retry topics
+            options.Consumer.GroupId = Group + "-retries";
+        });
+
+        Wait.Until(() => seen.Count(s => s.Consumer == "main") == 6 && seen.Any(s => s.Consumer == "retries"), "the five records handled, and the retry by the second registration", Deadline);
+        await main.StopAsync().WaitAsync(Deadline);
+        await retries.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal([("retries", "payments", 2L, 1)], seen.Where(s => s.Consumer == "retries"));
+        Assert.All(seen.Where(s => s.Consumer == "main"), s => Assert.Equal(0, s.Attempt)); // the first never read a retry topic
+        Assert.Equal([0L, 1, 2, 2, 3, 4], seen.Where(s => s.Consumer == "main").Select(s => s.Offset)); // record 2 twice in place, then to the retry topic
+        Assert.Equal([5L], Committed("payments", 1));
     }
 
     private static IEnumerable<long> Offsets(int from, int to) => Enumerable.Range(from, to - from).Select(o => (long)o);
