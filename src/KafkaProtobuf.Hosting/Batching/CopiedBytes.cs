@@ -47,8 +47,8 @@ internal sealed class CopiedBytes
     /// <summary>The <paramref name="index"/>th bytes added, as a new array, or <see langword="null"/> for a null one.</summary>
     public byte[]? ToArray(int index)
     {
-        (int start, int length) = _slices[index];
-        return length == NullLength ? null : _buffer.AsSpan(start, length).ToArray();
+        ReadOnlySpan<byte> bytes = Span(index, out bool isNull);
+        return isNull ? null : bytes.ToArray();
     }
 
     /// <summary>The <paramref name="index"/>th bytes added, borrowed (valid until <see cref="Release"/>).</summary>

@@ -94,36 +94,11 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
     /// After <see cref="ReadAgainAt"/>: where each partition with records from there on is read again from (its first
     /// record from there), for a batch across partitions whose conclusion stopped part way.
     /// </summary>
-    public List<TopicPartitionOffset> ReadAgainPositions()
-    {
-        var positions = new List<TopicPartitionOffset>();
-        for (int i = Math.Max(_readAgainAt, 0); i < _records.Count; i++)
-        {
-            ConsumeResult<TKey, TValue> record = _records[i];
-            if (!positions.Exists(p => p.Partition == record.Partition && string.Equals(p.Topic, record.Topic, StringComparison.Ordinal)))
-            {
-                positions.Add(record.TopicPartitionOffset);
-            }
-        }
-
-        return positions;
-    }
+    public List<TopicPartitionOffset> ReadAgainPositions() =>
+        OnePerPartition(Math.Max(_readAgainAt, 0), lastOfEach: false).ConvertAll(record => record.TopicPartitionOffset);
 
     /// <summary>The last record of each partition in the batch, the last first: where each partition's offset is stored once the batch is handled.</summary>
-    public List<ConsumeResult<TKey, TValue>> LastOfEachPartition()
-    {
-        var lasts = new List<ConsumeResult<TKey, TValue>>(1);
-        for (int i = _records.Count - 1; i >= 0; i--)
-        {
-            ConsumeResult<TKey, TValue> record = _records[i];
-            if (!lasts.Exists(l => l.Partition == record.Partition && string.Equals(l.Topic, record.Topic, StringComparison.Ordinal)))
-            {
-                lasts.Add(record);
-            }
-        }
-
-        return lasts;
-    }
+    public List<ConsumeResult<TKey, TValue>> LastOfEachPartition() => OnePerPartition(0, lastOfEach: true);
 
     /// <summary>A new batch of the records not of <paramref name="partition"/>, due when this one was (this one is closed and released).</summary>
     public RecordBatch<TKey, TValue> Without(TopicPartition partition)
@@ -132,7 +107,7 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
         for (int i = 0; i < _records.Count; i++)
         {
             ConsumeResult<TKey, TValue> record = _records[i];
-            if (record.Partition != partition.Partition || !string.Equals(record.Topic, partition.Topic, StringComparison.Ordinal))
+            if (!IsOf(record, partition.Topic, partition.Partition))
             {
                 ReadOnlySpan<byte> key = _bytes.Span(2 * i, out bool keyIsNull);
                 ReadOnlySpan<byte> value = _bytes.Span((2 * i) + 1, out bool valueIsNull);
@@ -146,18 +121,7 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
     }
 
     /// <summary>Whether a record of the partition is in the batch.</summary>
-    public bool Holds(string topic, Partition partition)
-    {
-        foreach (ConsumeResult<TKey, TValue> record in _records)
-        {
-            if (record.Partition == partition && string.Equals(record.Topic, topic, StringComparison.Ordinal))
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
+    public bool Holds(string topic, Partition partition) => Holds(_records, topic, partition);
 
     /// <summary>The copied bytes go back to the pool: the batch was concluded or dropped.</summary>
     public void Release() => _bytes.Release();
@@ -178,9 +142,41 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
         }
 
         string count = _records.Count.ToString(CultureInfo.InvariantCulture);
-        return _records.TrueForAll(r => r.Partition == first.Partition && string.Equals(r.Topic, first.Topic, StringComparison.Ordinal))
+        return _records.TrueForAll(r => IsOf(r, first.Topic, first.Partition))
             ? PositionText.Of(first.Topic, first.Partition, first.Offset) + ".." + last.Offset.Value.ToString(CultureInfo.InvariantCulture) + " (" + count + " records)"
             : "a batch of " + count + " records from several partitions, from " + PositionText.Of(first.Topic, first.Partition, first.Offset);
+    }
+
+    private static bool IsOf(ConsumeResult<TKey, TValue> record, string topic, Partition partition) =>
+        record.Partition == partition && string.Equals(record.Topic, topic, StringComparison.Ordinal);
+
+    private static bool Holds(List<ConsumeResult<TKey, TValue>> records, string topic, Partition partition)
+    {
+        foreach (ConsumeResult<TKey, TValue> record in records)
+        {
+            if (IsOf(record, topic, partition))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>One record of each partition among those from <paramref name="from"/> on: its first, or its last (then walking from the end).</summary>
+    private List<ConsumeResult<TKey, TValue>> OnePerPartition(int from, bool lastOfEach)
+    {
+        var found = new List<ConsumeResult<TKey, TValue>>(1);
+        for (int n = from; n < _records.Count; n++)
+        {
+            ConsumeResult<TKey, TValue> record = _records[lastOfEach ? _records.Count - 1 - (n - from) : n];
+            if (!Holds(found, record.Topic, record.Partition))
+            {
+                found.Add(record);
+            }
+        }
+
+        return found;
     }
 
     public IEnumerator<ConsumeResult<TKey, TValue>> GetEnumerator() => _records.GetEnumerator();

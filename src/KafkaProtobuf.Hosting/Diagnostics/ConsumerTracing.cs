@@ -48,18 +48,8 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         Activity? activity = Source.StartActivity(onePartition ? "process " + topic : "process", ActivityKind.Consumer, default(ActivityContext), links: links);
         if (activity is { IsAllDataRequested: true })
         {
-            activity.SetTag("messaging.system", "kafka");
-            activity.SetTag("messaging.operation.type", "process");
-            activity.SetTag("messaging.operation.name", "process");
+            SetProcessTags(activity, onePartition ? topic : null, partition);
             activity.SetTag("messaging.batch.message_count", records.Count);
-            if (onePartition)
-            {
-                activity.SetTag("messaging.destination.name", topic);
-                activity.SetTag("messaging.destination.partition.id", partition.Value.ToString(CultureInfo.InvariantCulture));
-            }
-
-            activity.SetTag("messaging.consumer.group.name", group);
-            activity.SetTag("kafkaprotobuf.consumer", consumer);
         }
 
         return activity;
@@ -87,14 +77,8 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         Activity? activity = Source.StartActivity("process " + topic, ActivityKind.Consumer, parent);
         if (activity is { IsAllDataRequested: true })
         {
-            activity.SetTag("messaging.system", "kafka");
-            activity.SetTag("messaging.operation.type", "process");
-            activity.SetTag("messaging.operation.name", "process");
-            activity.SetTag("messaging.destination.name", topic);
-            activity.SetTag("messaging.destination.partition.id", partition.Value.ToString(CultureInfo.InvariantCulture));
+            SetProcessTags(activity, topic, partition);
             activity.SetTag("messaging.kafka.offset", offset.Value);
-            activity.SetTag("messaging.consumer.group.name", group);
-            activity.SetTag("kafkaprotobuf.consumer", consumer);
             if (value is IMessage message)
             {
                 activity.SetTag("kafkaprotobuf.message.type", message.Descriptor.FullName);
@@ -102,6 +86,22 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         }
 
         return activity;
+    }
+
+    /// <summary>What every <c>process</c> span says, a record's or a batch's: the messaging attributes, the partition's (when it is one topic's partition), the group and the consumer.</summary>
+    private void SetProcessTags(Activity activity, string? topic, Partition partition)
+    {
+        activity.SetTag("messaging.system", "kafka");
+        activity.SetTag("messaging.operation.type", "process");
+        activity.SetTag("messaging.operation.name", "process");
+        if (topic is not null)
+        {
+            activity.SetTag("messaging.destination.name", topic);
+            activity.SetTag("messaging.destination.partition.id", partition.Value.ToString(CultureInfo.InvariantCulture));
+        }
+
+        activity.SetTag("messaging.consumer.group.name", group);
+        activity.SetTag("kafkaprotobuf.consumer", consumer);
     }
 
     /// <summary>The record failed: the span's status, <c>error.type</c> (the frame error code, or the exception's type) and an exception event.</summary>

@@ -163,12 +163,12 @@ public static class DeadLetterExtensions
         TimeSpan timeout,
         DeadLetterOffsetHandling offsetHandling)
     {
-        CheckArguments(consumer, producer, topic, timeout, offsetHandling);
+        CheckArguments(consumer, producer, topic, timeout, offsetHandling, nameof(topic));
         return Send(consumer, message ?? throw new ArgumentNullException(nameof(message)), record ?? throw new ArgumentNullException(nameof(record)), producer, topic, timeout, offsetHandling);
     }
 
     private static void CheckArguments<TKey, TValue>(
-        IConsumer<TKey, TValue> consumer, IProducer<byte[], byte[]> producer, string deadLetterTopic, TimeSpan timeout, DeadLetterOffsetHandling offsetHandling)
+        IConsumer<TKey, TValue> consumer, IProducer<byte[], byte[]> producer, string deadLetterTopic, TimeSpan timeout, DeadLetterOffsetHandling offsetHandling, string topicParameter = "deadLetterTopic")
     {
         if (consumer is null)
         {
@@ -182,7 +182,7 @@ public static class DeadLetterExtensions
 
         if (string.IsNullOrEmpty(deadLetterTopic))
         {
-            throw new ArgumentException("A dead-letter topic is required.", nameof(deadLetterTopic));
+            throw new ArgumentException(topicParameter == "deadLetterTopic" ? "A dead-letter topic is required." : "A topic to write to is required.", topicParameter);
         }
 
         if (timeout < TimeSpan.Zero || timeout.TotalMilliseconds > int.MaxValue)
