@@ -231,6 +231,13 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
             return Consumed.Poison;
         }
+        catch (ConsumeException e) when (e.IsSchemaUnavailable() && e.InnerException is SchemaUnavailableException { IsAccessDenied: true } denied)
+        {
+            // Waiting cannot fix credentials: stop loudly (nothing past the record is stored) rather than retry for ever.
+            unread = e;
+            Fail(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + denied.InnerException!.Message + ")", denied);
+            return Consumed.Failed;
+        }
         catch (ConsumeException e) when (e.IsSchemaUnavailable())
         {
             unread = e;

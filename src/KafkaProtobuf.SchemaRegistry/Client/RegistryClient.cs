@@ -17,7 +17,8 @@ namespace KafkaProtobuf.SchemaRegistry;
 /// it feeds the deserializers, which cache what they resolve.
 /// </summary>
 /// <remarks>
-/// Every failure is a <see cref="SchemaRegistryRequestException"/>. Thread-safe; share one per registry and dispose it
+/// Every failure is a <see cref="SchemaRegistryRequestException"/>; refused credentials (401, 403, a token endpoint's
+/// refusal) the derived <see cref="SchemaRegistryAuthenticationException"/>, never retried. Thread-safe; share one per registry and dispose it
 /// at the end (a user-supplied <c>HttpClient</c> or handler is not disposed).
 /// </remarks>
 public sealed class RegistryClient : IDisposable, ISchemaFileSource
@@ -37,7 +38,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
 
     /// <summary>Creates a client.</summary>
     /// <param name="options">The settings.</param>
-    /// <exception cref="ArgumentException">No URL, both basic and bearer authentication, or both an HttpClient and a handler.</exception>
+    /// <exception cref="ArgumentException">No URL, more than one kind of authentication, both an HttpClient and a handler, or TLS options with either.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A timeout, retry count or back-off out of range.</exception>
     public RegistryClient(RegistryClientOptions options)
     {
@@ -161,12 +162,15 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     /// For the deserializers (<see cref="WriterSchemaOptions.Source"/>): <see cref="GetFileAsync"/>, with a schema the
     /// registry does not have (<c>40403</c>) answered <see langword="null"/>, so that its records are bad data
     /// (<see cref="FrameErrorCode.UnknownSchemaId"/>); any other failure is thrown (the deserializer reports it as
-    /// <see cref="SchemaUnavailableException"/>).
+    /// <see cref="SchemaUnavailableException"/>); a refusal of the credentials is thrown as an
+    /// <see cref="UnauthorizedAccessException"/> around the <see cref="SchemaRegistryAuthenticationException"/>, so that the
+    /// deserializer's exception says <see cref="SchemaUnavailableException.IsAccessDenied"/>.
     /// </summary>
     /// <param name="schemaId">The schema id or GUID.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The file, or <see langword="null"/> for a schema the registry does not have.</returns>
     /// <exception cref="SchemaRegistryRequestException">The registry could not be asked, or failed.</exception>
+    /// <exception cref="UnauthorizedAccessException">The registry or the token endpoint refused the credentials.</exception>
     async Task<FileDescriptor?> ISchemaFileSource.GetSchemaFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken)
     {
         try
@@ -176,6 +180,11 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40403)
         {
             return null;
+        }
+        catch (SchemaRegistryAuthenticationException e)
+        {
+            // The deserializer's contract for "waiting will not help" (SchemaUnavailableException.IsAccessDenied).
+            throw new UnauthorizedAccessException(e.Message, e);
         }
     }
 

@@ -2,8 +2,10 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Net.Http;
+using System.Security.Cryptography.X509Certificates;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.SchemaRegistry;
 
@@ -19,11 +21,15 @@ public sealed class RegistryClientOptions
 
     /// <summary>
     /// Basic authentication as <c>user:password</c>, e.g. a Confluent Cloud API key and secret
-    /// (Confluent's <c>basic.auth.user.info</c>). Not with <see cref="BearerToken"/>.
+    /// (Confluent's <c>basic.auth.user.info</c>). Not with <see cref="BearerToken"/> or <see cref="OAuth"/>.
     /// </summary>
     public string? BasicAuthUserInfo { get; set; }
 
-    /// <summary>Returns the bearer token to send with each request (cache and refresh it yourself). Not with <see cref="BasicAuthUserInfo"/>.</summary>
+    /// <summary>
+    /// Returns the bearer token to send with each request (a static token, or one from Azure IMDS or a vault: cache and
+    /// refresh it yourself; called once more after a 401). For OAuth client credentials use <see cref="OAuth"/>. Not with
+    /// <see cref="BasicAuthUserInfo"/> or <see cref="OAuth"/>.
+    /// </summary>
     public Func<CancellationToken, Task<string>>? BearerToken { get; set; }
 
     /// <summary>How long one HTTP request may take before it counts as failed and is retried. Default 10 s.</summary>
@@ -41,99 +47,90 @@ public sealed class RegistryClientOptions
     /// <summary>The longest back-off between retries. Default 2 s.</summary>
     public TimeSpan MaxRetryBackoff { get; set; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>The most connections the client's own handler opens to one registry server (<c>connections.max.per.server</c>); <see langword="null"/>: the platform's default.</summary>
+    public int? MaxConnectionsPerServer { get; set; }
+
     /// <summary>An <see cref="HttpClient"/> to send requests with (it is not disposed by the client); its own timeout should be no shorter than <see cref="RequestTimeout"/>.</summary>
     public HttpClient? HttpClient { get; set; }
 
-    /// <summary>A handler for the client's own <see cref="System.Net.Http.HttpClient"/> (TLS, proxies); not disposed by the client. Not with <see cref="HttpClient"/>.</summary>
+    /// <summary>A handler for the client's own <see cref="System.Net.Http.HttpClient"/> (proxies, your own TLS set-up); not disposed by the client. Not with <see cref="HttpClient"/>, nor with the TLS options below (set them on your handler).</summary>
     public HttpMessageHandler? HttpMessageHandler { get; set; }
 
     /// <summary>
+    /// OAuth client credentials: the client fetches, shares and refreshes the bearer token itself
+    /// (<c>bearer.auth.credentials.source=OAUTHBEARER</c>). Not with <see cref="BasicAuthUserInfo"/> or <see cref="BearerToken"/>.
+    /// </summary>
+    public OAuthClientCredentials? OAuth { get; set; }
+
+    /// <summary>Confluent Cloud's logical cluster of the registry, e.g. <c>lsrc-12345</c>, sent as the <c>target-sr-cluster</c> header (<c>bearer.auth.logical.cluster</c>).</summary>
+    public string? LogicalCluster { get; set; }
+
+    /// <summary>Confluent Cloud's identity pool the OAuth client maps to, e.g. <c>pool-AbCd</c>, sent as the <c>Confluent-Identity-Pool-Id</c> header (<c>bearer.auth.identity.pool.id</c>).</summary>
+    public string? IdentityPoolId { get; set; }
+
+    /// <summary>
+    /// The CAs the registry's certificate must chain to (<c>ssl.ca.location</c>; load a PEM bundle with
+    /// <see cref="RegistryCertificates.LoadAuthorities"/>). Empty (the default): the system's trusted CAs. Given: these
+    /// only, as librdkafka's <c>ssl.ca.location</c> (Confluent's .NET client also accepts the system's).
+    /// </summary>
+    public X509Certificate2Collection TrustedCertificateAuthorities { get; } = new();
+
+    /// <summary>A client certificate with its private key, for registries that require mutual TLS (<c>ssl.keystore.location</c>; see <see cref="RegistryCertificates.LoadClientCertificate"/>).</summary>
+    public X509Certificate2? ClientCertificate { get; set; }
+
+    /// <summary>
+    /// Whether the registry's certificate is checked (<c>enable.ssl.certificate.verification</c>). Default
+    /// <see langword="true"/>; off, anyone on the network path can read the credentials, so the client logs a warning
+    /// when it is created. For a test registry only.
+    /// </summary>
+    public bool VerifyServerCertificate { get; set; } = true;
+
+    /// <summary>The clock OAuth tokens' lifetimes are counted on; the system's by default (a fake one in tests).</summary>
+    public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
+
+    /// <summary>Where the client logs: the warning when <see cref="VerifyServerCertificate"/> is off. Nothing it logs holds a secret.</summary>
+    public ILogger? Logger { get; set; }
+
+    /// <summary>
     /// Options from settings named as Confluent's <c>SchemaRegistryConfig</c> names them, with or without the
-    /// <c>schema.registry.</c> prefix: <c>url</c> (comma-separated), <c>basic.auth.user.info</c>,
-    /// <c>basic.auth.credentials.source</c> (<c>USER_INFO</c> only), <c>bearer.auth.token</c> (a static token),
-    /// <c>bearer.auth.credentials.source</c> (<c>STATIC_TOKEN</c> only), <c>request.timeout.ms</c>, <c>max.retries</c>,
-    /// <c>retries.wait.ms</c> and <c>retries.max.wait.ms</c>. From configuration:
-    /// <c>FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))</c>.
+    /// <c>schema.registry.</c> prefix: <c>url</c>, <c>basic.auth.*</c>, <c>bearer.auth.*</c> (static token and OAuth
+    /// client credentials, Confluent Cloud's logical cluster and identity pool), <c>ssl.*</c>,
+    /// <c>enable.ssl.certificate.verification</c>, timeouts and retries; every key and what is done with it is in the
+    /// package's docs (docs/schema-registry.md). A key it cannot honour is refused by name, with the reason. From
+    /// configuration: <c>FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))</c>.
     /// </summary>
     /// <param name="settings">The settings; entries without a value (configuration sections) are skipped.</param>
     /// <returns>New options.</returns>
-    /// <exception cref="ArgumentException">A setting this client does not know (a typo, or one of Confluent's it does not support), a value that is not valid for its setting, or no URL.</exception>
-    public static RegistryClientOptions FromSettings(IEnumerable<KeyValuePair<string, string?>> settings)
+    /// <exception cref="ArgumentException">A setting this client does not know (a typo, or one of Confluent's it does not support), a value that is not valid for its setting, a certificate file that cannot be read, or no URL.</exception>
+    public static RegistryClientOptions FromSettings(IEnumerable<KeyValuePair<string, string?>> settings) =>
+        RegistrySettingsReader.Read(settings, kafkaClientSettings: null);
+
+    /// <summary>
+    /// <see cref="FromSettings(IEnumerable{KeyValuePair{string, string}})"/>, with the Kafka client's settings for
+    /// <c>basic.auth.credentials.source=SASL_INHERIT</c>: basic authentication with their <c>sasl.username</c> and
+    /// <c>sasl.password</c> (<c>sasl.mechanism</c> <c>PLAIN</c>, <c>SCRAM-SHA-256</c> or <c>SCRAM-SHA-512</c>), as
+    /// Confluent's client does. Pass the consumer's or producer's config (a <c>ClientConfig</c> is such a list).
+    /// </summary>
+    /// <param name="settings">The registry's settings.</param>
+    /// <param name="kafkaClientSettings">The Kafka client's settings; only the <c>sasl.*</c> ones are read.</param>
+    /// <returns>New options.</returns>
+    /// <exception cref="ArgumentException">As the other overload; or SASL_INHERIT with no username and password to inherit.</exception>
+    public static RegistryClientOptions FromSettings(IEnumerable<KeyValuePair<string, string?>> settings, IEnumerable<KeyValuePair<string, string>> kafkaClientSettings) =>
+        RegistrySettingsReader.Read(settings, kafkaClientSettings ?? throw new ArgumentNullException(nameof(kafkaClientSettings)));
+
+    /// <summary>What the client is set to do, with every secret left out (user info, token, client secret, key store password).</summary>
+    /// <returns>A description.</returns>
+    public override string ToString()
     {
-        if (settings is null)
-        {
-            throw new ArgumentNullException(nameof(settings));
-        }
-
-        var options = new RegistryClientOptions();
-        foreach (KeyValuePair<string, string?> setting in settings)
-        {
-            if (setting.Value is not { } value)
-            {
-                continue;
-            }
-
-            const string Prefix = "schema.registry.";
-            string key = setting.Key.StartsWith(Prefix, StringComparison.Ordinal) ? setting.Key.Substring(Prefix.Length) : setting.Key;
-            switch (key)
-            {
-                case "url":
-                    foreach (string url in value.Split(','))
-                    {
-                        if (url.Trim().Length > 0)
-                        {
-                            options.Urls.Add(url.Trim());
-                        }
-                    }
-
-                    break;
-                case "basic.auth.user.info":
-                    options.BasicAuthUserInfo = value;
-                    break;
-                case "basic.auth.credentials.source":
-                    Require(setting.Key, value, "USER_INFO");
-                    break;
-                case "bearer.auth.token":
-                    options.BearerToken = _ => Task.FromResult(value);
-                    break;
-                case "bearer.auth.credentials.source":
-                    Require(setting.Key, value, "STATIC_TOKEN");
-                    break;
-                case "request.timeout.ms":
-                    options.RequestTimeout = TimeSpan.FromMilliseconds(Number(setting.Key, value, minimum: 1));
-                    break;
-                case "max.retries":
-                    options.MaxRetries = Number(setting.Key, value, minimum: 0);
-                    break;
-                case "retries.wait.ms":
-                    options.RetryBackoff = TimeSpan.FromMilliseconds(Number(setting.Key, value, minimum: 0));
-                    break;
-                case "retries.max.wait.ms":
-                    options.MaxRetryBackoff = TimeSpan.FromMilliseconds(Number(setting.Key, value, minimum: 0));
-                    break;
-                default:
-                    throw new ArgumentException("Unknown Schema Registry setting '" + setting.Key + "'.", nameof(settings));
-            }
-        }
-
-        if (options.Urls.Count == 0)
-        {
-            throw new ArgumentException("The settings name no Schema Registry URL (schema.registry.url).", nameof(settings));
-        }
-
-        return options;
+        string authentication = OAuth is not null ? OAuth.ToString()
+            : BasicAuthUserInfo is { } userInfo ? "basic authentication as '" + userInfo.Split(':')[0] + "'"
+            : BearerToken is not null ? "bearer token from a callback"
+            : "no authentication";
+        return "Schema registry " + string.Join(", ", Urls) + "; " + authentication
+            + (LogicalCluster is null ? string.Empty : "; logical cluster " + LogicalCluster)
+            + (IdentityPoolId is null ? string.Empty : "; identity pool " + IdentityPoolId)
+            + (TrustedCertificateAuthorities.Count == 0 ? string.Empty : "; " + TrustedCertificateAuthorities.Count.ToString(CultureInfo.InvariantCulture) + " trusted CA(s)")
+            + (ClientCertificate is null ? string.Empty : "; client certificate " + ClientCertificate.Subject)
+            + (VerifyServerCertificate ? string.Empty : "; server certificate NOT verified");
     }
-
-    private static void Require(string key, string value, string supported)
-    {
-        if (!string.Equals(value, supported, StringComparison.OrdinalIgnoreCase))
-        {
-            throw new ArgumentException("The Schema Registry setting '" + key + "' is '" + value + "'; this client supports '" + supported + "' only.", nameof(key));
-        }
-    }
-
-    private static int Number(string key, string value, int minimum) =>
-        int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out int number) && number >= minimum
-            ? number
-            : throw new ArgumentException("The Schema Registry setting '" + key + "' is '" + value + "', not a whole number of at least " + minimum.ToString(CultureInfo.InvariantCulture) + ".", nameof(key));
 }

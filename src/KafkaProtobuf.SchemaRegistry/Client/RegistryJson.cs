@@ -68,12 +68,30 @@ internal sealed class CompatibilityJson
     public bool IsCompatible { get; set; }
 }
 
+/// <summary>An OAuth token endpoint's answer (RFC 6749 5.1 and 5.2); some endpoints send <c>expires_in</c> as a string.</summary>
+internal sealed class TokenJson
+{
+    [JsonPropertyName("access_token")]
+    public string? AccessToken { get; set; }
+
+    [JsonPropertyName("expires_in")]
+    [JsonNumberHandling(JsonNumberHandling.AllowReadingFromString)]
+    public double? ExpiresIn { get; set; }
+
+    [JsonPropertyName("error")]
+    public string? Error { get; set; }
+
+    [JsonPropertyName("error_description")]
+    public string? ErrorDescription { get; set; }
+}
+
 /// <summary>Source-generated serialization: no reflection, so trimming and native AOT keep working.</summary>
 [JsonSourceGenerationOptions(DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
 [JsonSerializable(typeof(SchemaJson))]
 [JsonSerializable(typeof(SchemaRequestJson))]
 [JsonSerializable(typeof(ErrorJson))]
 [JsonSerializable(typeof(CompatibilityJson))]
+[JsonSerializable(typeof(TokenJson))]
 [JsonSerializable(typeof(List<int>))]
 [JsonSerializable(typeof(List<string>))]
 internal sealed partial class RegistryJsonContext : JsonSerializerContext

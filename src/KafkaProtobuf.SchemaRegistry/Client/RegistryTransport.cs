@@ -9,13 +9,15 @@ using System.Text.Json;
 using System.Text.Json.Serialization.Metadata;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.SchemaRegistry;
 
 /// <summary>
 /// Sends one REST call: authentication, per-request timeout, retries with exponential back-off and jitter on
-/// connection failures, timeouts, 408, 429 and 5xx, fail-over across URLs, and every failure turned into a
-/// <see cref="SchemaRegistryRequestException"/>.
+/// connection failures, timeouts, 408, 429 and 5xx, fail-over across URLs, one more try with a renewed token after a
+/// 401, and every failure turned into a <see cref="SchemaRegistryRequestException"/> (a refusal of the credentials into
+/// <see cref="SchemaRegistryAuthenticationException"/>, never retried).
 /// </summary>
 internal sealed class RegistryTransport : IDisposable
 {
@@ -24,9 +26,11 @@ internal sealed class RegistryTransport : IDisposable
 
     private readonly HttpClient _http;
     private readonly bool _ownsHttp;
+    private HttpClient? _tokenHttp;
     private readonly string[] _urls;
-    private readonly string? _basicAuth;
-    private readonly Func<CancellationToken, Task<string>>? _bearerToken;
+    private readonly RegistryAuthentication? _authentication;
+    private readonly string? _logicalCluster;
+    private readonly string? _identityPoolId;
     private readonly TimeSpan _timeout;
     private readonly int _maxRetries;
     private readonly ExponentialBackoff _backoff;
@@ -40,24 +44,15 @@ internal sealed class RegistryTransport : IDisposable
             throw new ArgumentException("Give at least one registry URL.", nameof(options));
         }
 
-        if (options.BasicAuthUserInfo is not null && options.BearerToken is not null)
-        {
-            throw new ArgumentException("Use basic authentication or a bearer token, not both.", nameof(options));
-        }
-
-        if (options.BasicAuthUserInfo is { } userInfo)
-        {
-            if (userInfo.IndexOf(':') < 0)
-            {
-                throw new ArgumentException("BasicAuthUserInfo must be of the form 'user:password'.", nameof(options));
-            }
-
-            _basicAuth = Convert.ToBase64String(Encoding.UTF8.GetBytes(userInfo));
-        }
-
         if (options.HttpClient is not null && options.HttpMessageHandler is not null)
         {
             throw new ArgumentException("Give an HttpClient or an HttpMessageHandler, not both.", nameof(options));
+        }
+
+        bool ownTls = options.TrustedCertificateAuthorities.Count > 0 || options.ClientCertificate is not null || !options.VerifyServerCertificate || options.MaxConnectionsPerServer is not null;
+        if (ownTls && (options.HttpClient is not null || options.HttpMessageHandler is not null))
+        {
+            throw new ArgumentException("The TLS options and MaxConnectionsPerServer set up the client's own handler: with your own HttpClient or HttpMessageHandler, set them there.", nameof(options));
         }
 
         if (options.RequestTimeout <= TimeSpan.Zero || options.MaxRetries < 0 || options.RetryBackoff < TimeSpan.Zero || options.MaxRetryBackoff < options.RetryBackoff)
@@ -65,10 +60,25 @@ internal sealed class RegistryTransport : IDisposable
             throw new ArgumentOutOfRangeException(nameof(options), "The timeout must be positive, retries and back-offs not negative, and MaxRetryBackoff at least RetryBackoff.");
         }
 
-        _bearerToken = options.BearerToken;
+        if (options.TimeProvider is null)
+        {
+            throw new ArgumentException("TimeProvider must not be null.", nameof(options));
+        }
+
         _timeout = options.RequestTimeout;
         _maxRetries = options.MaxRetries;
         _backoff = new ExponentialBackoff(options.RetryBackoff, options.MaxRetryBackoff);
+        _logicalCluster = options.LogicalCluster;
+        _identityPoolId = options.IdentityPoolId;
+        _authentication = RegistryAuthentication.From(options, credentials =>
+        {
+            // The token endpoint is not the registry: the system's CAs, not the registry's TLS options; a user's client or handler (a proxy) for both.
+            _tokenHttp = options.HttpClient is null
+                ? new HttpClient(options.HttpMessageHandler ?? new HttpClientHandler(), disposeHandler: options.HttpMessageHandler is null) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
+                : null;
+            return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.TimeProvider);
+        });
+
         if (options.HttpClient is not null)
         {
             _http = options.HttpClient;
@@ -77,9 +87,17 @@ internal sealed class RegistryTransport : IDisposable
         {
             // Timeouts are ours, per request; the handler, if the user gave one, stays theirs.
             _http = options.HttpMessageHandler is null
-                ? new HttpClient { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
+                ? new HttpClient(RegistryHandler.Create(options), disposeHandler: true) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
                 : new HttpClient(options.HttpMessageHandler, disposeHandler: false) { Timeout = System.Threading.Timeout.InfiniteTimeSpan };
             _ownsHttp = true;
+        }
+
+        if (!options.VerifyServerCertificate)
+        {
+            if (options.Logger is { } logger)
+            {
+                RegistryLog.VerificationOff(logger, string.Join(", ", _urls), null);
+            }
         }
     }
 
@@ -88,6 +106,7 @@ internal sealed class RegistryTransport : IDisposable
         byte[]? content = body is null ? null : JsonSerializer.SerializeToUtf8Bytes(body, RegistryJsonContext.Default.SchemaRequestJson);
         SchemaRegistryRequestException? last = null;
         int start = Volatile.Read(ref _preferredUrl);
+        bool renewed = false;
         for (int attempt = 0; attempt <= _maxRetries; attempt++)
         {
             if (attempt > 0)
@@ -107,6 +126,17 @@ internal sealed class RegistryTransport : IDisposable
             {
                 last = failure.Exception;
             }
+            catch (Unauthorized refusal) when (!renewed && _authentication is { CanRenew: true })
+            {
+                // An expired or revoked token: one more try, at once, with a new one; a second 401 is final.
+                _authentication.Refused(refusal.Sent);
+                renewed = true;
+                attempt--;
+            }
+            catch (Unauthorized refusal)
+            {
+                throw refusal.Exception;
+            }
         }
 
         throw last!;
@@ -118,6 +148,8 @@ internal sealed class RegistryTransport : IDisposable
         {
             _http.Dispose();
         }
+
+        _tokenHttp?.Dispose();
     }
 
     private async Task<T> SendOnceAsync<T>(HttpMethod method, string url, byte[]? content, JsonTypeInfo<T> responseType, CancellationToken cancellationToken)
@@ -132,15 +164,28 @@ internal sealed class RegistryTransport : IDisposable
             request.Content.Headers.ContentType = new MediaTypeHeaderValue(ContentType);
         }
 
+        if (_logicalCluster is not null)
+        {
+            request.Headers.TryAddWithoutValidation("target-sr-cluster", _logicalCluster);
+        }
+
+        if (_identityPoolId is not null)
+        {
+            request.Headers.TryAddWithoutValidation("Confluent-Identity-Pool-Id", _identityPoolId);
+        }
+
         try
         {
-            if (_basicAuth is not null)
+            if (_authentication is not null)
             {
-                request.Headers.Authorization = new AuthenticationHeaderValue("Basic", _basicAuth);
-            }
-            else if (_bearerToken is not null)
-            {
-                request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", await _bearerToken(timeout.Token).ConfigureAwait(false));
+                try
+                {
+                    request.Headers.Authorization = await _authentication.HeaderAsync(timeout.Token).ConfigureAwait(false);
+                }
+                catch (SchemaRegistryRequestException e) when (e is not SchemaRegistryAuthenticationException)
+                {
+                    throw new RetriableFailure(e); // the token endpoint is down: a dependency's outage, retried like the registry's
+                }
             }
 
             using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseContentRead, timeout.Token).ConfigureAwait(false);
@@ -163,12 +208,24 @@ internal sealed class RegistryTransport : IDisposable
                 }
             }
 
-            SchemaRegistryRequestException error = ErrorFrom(url, status, bytes, response.ReasonPhrase);
+            (int? errorCode, string message) = ErrorFrom(bytes, response.ReasonPhrase);
+            if (status is 401 or 403)
+            {
+                var refused = new SchemaRegistryAuthenticationException(url, status, errorCode, message, fromTokenEndpoint: false);
+                if (status == 401 && request.Headers.Authorization is { } sent)
+                {
+                    throw new Unauthorized(refused, sent);
+                }
+
+                throw refused;
+            }
+
+            var error = new SchemaRegistryRequestException(url, status, errorCode, message, null);
             throw status is 408 or 429 or >= 500 ? new RetriableFailure(error) : error;
         }
         catch (HttpRequestException e)
         {
-            throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, e.Message, e));
+            throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, Describe(e), e));
         }
         catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
         {
@@ -176,14 +233,18 @@ internal sealed class RegistryTransport : IDisposable
         }
     }
 
-    private static SchemaRegistryRequestException ErrorFrom(string url, int status, byte[] body, string? reason)
+    /// <summary>An HTTP failure in words, with the TLS handshake's reason when there is one (the outer message only says to look inside).</summary>
+    internal static string Describe(HttpRequestException e) =>
+        e.InnerException is System.Security.Authentication.AuthenticationException tls ? e.Message + " (TLS: " + tls.Message + ")" : e.Message;
+
+    private static (int? ErrorCode, string Message) ErrorFrom(byte[] body, string? reason)
     {
         try
         {
             ErrorJson? error = JsonSerializer.Deserialize(body, RegistryJsonContext.Default.ErrorJson);
             if (error is { Message: not null })
             {
-                return new SchemaRegistryRequestException(url, status, error.ErrorCode, error.Message, null);
+                return (error.ErrorCode, error.Message);
             }
         }
         catch (JsonException)
@@ -192,7 +253,7 @@ internal sealed class RegistryTransport : IDisposable
         }
 
         string text = Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
-        return new SchemaRegistryRequestException(url, status, null, text.Length > 0 ? text : reason ?? "no message", null);
+        return (null, text.Length > 0 ? text : reason ?? "no message");
     }
 
     private static string Normalize(string url)
@@ -203,9 +264,23 @@ internal sealed class RegistryTransport : IDisposable
         }
 
         string trimmed = url.Trim().TrimEnd('/');
+        if (Uri.TryCreate(trimmed, UriKind.Absolute, out Uri? parsed) && parsed.UserInfo.Length > 0)
+        {
+            // Never echoed: it holds a password.
+            throw new ArgumentException("A registry URL carries credentials; give them as BasicAuthUserInfo (basic.auth.user.info) instead.", nameof(url));
+        }
+
         return trimmed.StartsWith("http://", StringComparison.OrdinalIgnoreCase) || trimmed.StartsWith("https://", StringComparison.OrdinalIgnoreCase)
             ? trimmed
             : "http://" + trimmed;
+    }
+
+    /// <summary>A 401 to a request that carried this header: worth one more try if the token can be renewed.</summary>
+    private sealed class Unauthorized(SchemaRegistryAuthenticationException exception, AuthenticationHeaderValue sent) : Exception(exception.Message)
+    {
+        internal SchemaRegistryAuthenticationException Exception { get; } = exception;
+
+        internal AuthenticationHeaderValue Sent { get; } = sent;
     }
 
     /// <summary>A failure worth another try (elsewhere or later); what is thrown in the end is its exception.</summary>

@@ -8,8 +8,9 @@ namespace KafkaProtobuf.SchemaRegistry;
 /// (<see cref="StatusCode"/>, its <see cref="ErrorCode"/> such as 40401, 40403, 42201 or 40901, and its
 /// <see cref="RegistryMessage"/>), or it could not be reached or answered nothing usable in time (no status). Never a
 /// bare <c>HttpRequestException</c>, <c>TaskCanceledException</c> or <c>JsonException</c>: those are the inner exception.
+/// A refusal of the credentials is the derived <see cref="SchemaRegistryAuthenticationException"/>.
 /// </summary>
-public sealed class SchemaRegistryRequestException : Exception
+public class SchemaRegistryRequestException : Exception
 {
     /// <summary>Creates the exception.</summary>
     /// <param name="url">The request's URL (no credentials).</param>
@@ -18,7 +19,19 @@ public sealed class SchemaRegistryRequestException : Exception
     /// <param name="registryMessage">The registry's <c>message</c>, or what went wrong.</param>
     /// <param name="innerException">The transport's or parser's exception, if any.</param>
     public SchemaRegistryRequestException(string url, int? statusCode, int? errorCode, string registryMessage, Exception? innerException)
-        : base(Describe(url, statusCode, errorCode, registryMessage), innerException)
+        : this(Describe(url, statusCode, errorCode, registryMessage), url, statusCode, errorCode, registryMessage, innerException)
+    {
+    }
+
+    /// <summary>Creates the exception with a message of the derived type's own.</summary>
+    /// <param name="message">The exception's message.</param>
+    /// <param name="url">The request's URL (no credentials).</param>
+    /// <param name="statusCode">The HTTP status, or <see langword="null"/> when no answer came.</param>
+    /// <param name="errorCode">The registry's <c>error_code</c>, when its answer had one.</param>
+    /// <param name="registryMessage">The registry's <c>message</c>, or what went wrong.</param>
+    /// <param name="innerException">The transport's or parser's exception, if any.</param>
+    protected SchemaRegistryRequestException(string message, string url, int? statusCode, int? errorCode, string registryMessage, Exception? innerException)
+        : base(message, innerException)
     {
         Url = url;
         StatusCode = statusCode;

@@ -6,6 +6,7 @@ using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Sockets;
+using System.Security.Cryptography.X509Certificates;
 using System.Text;
 using System.Text.Json;
 using System.Threading;
@@ -47,17 +48,25 @@ public sealed class InProcessSchemaRegistry : IDisposable
     private int _failuresLeft;
     private int _failureStatus;
     private long _latencyTicks;
-    private string? _requiredAuthorization;
+    private readonly ConcurrentQueue<KeyValuePair<string, string>> _headers = new();
+    private Func<string, bool>? _authorize;
+    private TlsFrontEnd? _tls;
     private bool _disposed;
 
     private InProcessSchemaRegistry(int port)
     {
         Port = port;
-        Url = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture);
+        PlainUrl = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture);
+        Url = PlainUrl;
     }
 
-    /// <summary>The registry's base URL, e.g. <c>http://127.0.0.1:40817</c>.</summary>
-    public string Url { get; }
+    /// <summary>The registry's base URL, e.g. <c>http://127.0.0.1:40817</c>, or <c>https://127.0.0.1:40818</c> when started with <see cref="StartHttps"/>.</summary>
+    public string Url { get; private set; }
+
+    private string PlainUrl { get; }
+
+    /// <summary>How many TLS handshakes failed on an HTTPS registry: clients that did not trust its certificate or did not show an accepted one of their own.</summary>
+    public int FailedHandshakes => _tls?.FailedHandshakes ?? 0;
 
     /// <summary>The loopback port it listens on (kept across <see cref="Stop"/> and <see cref="StartAgain"/>).</summary>
     public int Port { get; }
@@ -102,6 +111,24 @@ public sealed class InProcessSchemaRegistry : IDisposable
                 registry.Dispose(); // the port was taken between probing and listening; try another
             }
         }
+    }
+
+    /// <summary>
+    /// Starts a registry that serves HTTPS on a loopback port with this certificate (give it a subject alternative
+    /// name of 127.0.0.1), and requires a client certificate issued by <paramref name="clientCertificateAuthority"/>
+    /// when one is given (mutual TLS). <see cref="Url"/> is its https:// URL; <see cref="Stop"/> and
+    /// <see cref="StartAgain"/> work as over HTTP.
+    /// </summary>
+    /// <param name="certificate">The server certificate, with its private key.</param>
+    /// <param name="clientCertificateAuthority">The CA a client's certificate must chain to, or <see langword="null"/> for no client certificate.</param>
+    /// <returns>The running registry.</returns>
+    public static InProcessSchemaRegistry StartHttps(X509Certificate2 certificate, X509Certificate2? clientCertificateAuthority = null)
+    {
+        ArgumentNullException.ThrowIfNull(certificate);
+        InProcessSchemaRegistry registry = Start();
+        registry._tls = new TlsFrontEnd(certificate, clientCertificateAuthority, registry.Port);
+        registry.Url = "https://127.0.0.1:" + registry._tls.Port.ToString(CultureInfo.InvariantCulture);
+        return registry;
     }
 
     /// <summary>Stops listening: connections are refused until <see cref="StartAgain"/>. The schemas are kept.</summary>
@@ -164,12 +191,29 @@ public sealed class InProcessSchemaRegistry : IDisposable
     /// <summary>Requires HTTP basic authentication with these credentials (401 otherwise), as Confluent Cloud does with an API key.</summary>
     /// <param name="user">The user (API key).</param>
     /// <param name="password">The password (API secret).</param>
-    public void RequireBasicAuth(string user, string password) =>
-        Volatile.Write(ref _requiredAuthorization, "Basic " + Convert.ToBase64String(Encoding.UTF8.GetBytes(user + ":" + password)));
+    public void RequireBasicAuth(string user, string password)
+    {
+        string required = "Basic " + Convert.ToBase64String(Encoding.UTF8.GetBytes(user + ":" + password));
+        Volatile.Write(ref _authorize, header => header == required);
+    }
 
     /// <summary>Requires this bearer token (401 otherwise).</summary>
     /// <param name="token">The token.</param>
-    public void RequireBearerToken(string token) => Volatile.Write(ref _requiredAuthorization, "Bearer " + token);
+    public void RequireBearerToken(string token) => RequireBearerToken(given => given == token);
+
+    /// <summary>Requires a bearer token this callback accepts, e.g. one an OAuth test endpoint issued and has not seen expire (401 otherwise).</summary>
+    /// <param name="isValid">Whether a token is valid now; called for every request, from several threads.</param>
+    public void RequireBearerToken(Func<string, bool> isValid)
+    {
+        ArgumentNullException.ThrowIfNull(isValid);
+        Volatile.Write(ref _authorize, header => header.StartsWith("Bearer ", StringComparison.Ordinal) && isValid(header.Substring("Bearer ".Length)));
+    }
+
+    /// <summary>Every value a request header of this name had, in the order the requests came (e.g. Confluent Cloud's <c>target-sr-cluster</c>).</summary>
+    /// <param name="name">The header's name, any case.</param>
+    /// <returns>The values.</returns>
+    public IReadOnlyList<string> HeaderValues(string name) =>
+        _headers.Where(h => string.Equals(h.Key, name, StringComparison.OrdinalIgnoreCase)).Select(h => h.Value).ToArray();
 
     /// <summary>How many requests were received for a path (without the query), e.g. <c>/schemas/ids/1</c>, any method.</summary>
     /// <param name="path">The path, starting with <c>/</c>.</param>
@@ -187,6 +231,7 @@ public sealed class InProcessSchemaRegistry : IDisposable
     {
         _disposed = true;
         Stop();
+        _tls?.Dispose();
     }
 
     private static int FreePort()
@@ -201,7 +246,7 @@ public sealed class InProcessSchemaRegistry : IDisposable
     private void Listen()
     {
         var listener = new HttpListener();
-        listener.Prefixes.Add(Url + "/");
+        listener.Prefixes.Add(PlainUrl + "/");
         listener.Start();
         lock (_lock)
         {
@@ -239,6 +284,14 @@ public sealed class InProcessSchemaRegistry : IDisposable
         _requestCounts.AddOrUpdate(path, 1, (_, count) => count + 1);
         string authorization = request.Headers["Authorization"] ?? string.Empty;
         _authorizationHeaders.Enqueue(authorization);
+        foreach (string? name in request.Headers.AllKeys)
+        {
+            if (name is not null && !string.Equals(name, "Authorization", StringComparison.OrdinalIgnoreCase))
+            {
+                _headers.Enqueue(new KeyValuePair<string, string>(name, request.Headers[name] ?? string.Empty));
+            }
+        }
+
         try
         {
             TimeSpan latency = AddedLatency;
@@ -284,8 +337,8 @@ public sealed class InProcessSchemaRegistry : IDisposable
             }
         }
 
-        string? required = Volatile.Read(ref _requiredAuthorization);
-        if (required is not null && authorization != required)
+        Func<string, bool>? authorize = Volatile.Read(ref _authorize);
+        if (authorize is not null && !authorize(authorization))
         {
             return Error(new RegistryError(401, 40101, "Unauthorized"));
         }

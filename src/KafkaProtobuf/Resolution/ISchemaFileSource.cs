@@ -1,3 +1,4 @@
+using System;
 using System.Threading;
 using System.Threading.Tasks;
 using Google.Protobuf.Reflection;
@@ -25,7 +26,8 @@ public interface ISchemaFileSource
     /// <remarks>
     /// Any exception means the source failed, not the record: the deserializer reports it as
     /// <see cref="SchemaUnavailableException"/> and keeps nothing, so the next record asks again. The same identifier
-    /// may be asked for by several threads at once.
+    /// may be asked for by several threads at once. Throw <see cref="UnauthorizedAccessException"/> when the source
+    /// refuses the credentials (<see cref="SchemaUnavailableException.IsAccessDenied"/>): retrying will not help.
     /// </remarks>
     Task<FileDescriptor?> GetSchemaFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken);
 }

@@ -38,6 +38,13 @@ public sealed class SchemaUnavailableException : Exception
     /// <summary>The record's topic, when known.</summary>
     public string? Topic { get; }
 
+    /// <summary>
+    /// Whether the source refused this client's credentials (it threw an <see cref="UnauthorizedAccessException"/>, as
+    /// <c>RegistryClient</c> does for a 401 or 403 or a token endpoint's refusal): waiting will not bring the schema
+    /// back, a person must fix the credentials. The hosted consumer stops on it.
+    /// </summary>
+    public bool IsAccessDenied => InnerException is UnauthorizedAccessException;
+
     private static string BuildMessage(SchemaIdentifier schemaId, MessageComponentType component, string? topic, Exception? inner)
     {
         string what = component == MessageComponentType.Key ? "key" : "value";

@@ -100,6 +100,72 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         Assert.Equal(nameof(FrameErrorCode.UnknownMagicByte), System.Text.Encoding.UTF8.GetString(letter.Message.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorCode)));
     }
 
+    [Fact]
+    public async Task RefusedCredentials_StopTheConsumer_CommittingNothing_AndWithTheRightSecretFromConfigurationEveryRecordIsHandled()
+    {
+        _cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
+        List<IMessage> orders = OrderTopic.Produce(_cluster, _registry, "orders"); // six orders, a poison record at offset 3
+        _cluster.CreateTopic("orders.dlq", 1);
+        using var tokens = new InProcessTokenEndpoint("orders-service", "right-Secret-1", TimeSpan.FromMinutes(5));
+        _registry.RequireBearerToken(tokens.IsValid);
+        string group = "hosted-oauth-" + Guid.NewGuid().ToString("N");
+
+        (List<long> refusedHandled, HealthReport refused) = await RunUntil("wrong-Secret-2", HealthStatus.Unhealthy, handledCount: 0);
+        (List<long> handled, _) = await RunUntil("right-Secret-1", HealthStatus.Healthy, handledCount: 6);
+
+        Assert.Empty(refusedHandled);
+        string reason = refused.Entries["kafkaprotobuf-consumers"].Description ?? string.Empty;
+        Assert.Contains("refused this application's credentials", reason, StringComparison.Ordinal);
+        Assert.Contains("invalid_client", reason, StringComparison.Ordinal);
+        Assert.DoesNotContain("wrong-Secret-2", reason, StringComparison.Ordinal);
+        Assert.Equal([0L, 1, 2, 4, 5, 6], handled); // the refused run committed nothing
+        Assert.Single(ReadDeadLetters(_cluster.CreateConsumerConfig(), "orders.dlq", Deadline)); // the poison record only
+        Assert.Equal(orders.Count, handled.Count);
+
+        async Task<(List<long> Handled, HealthReport Health)> RunUntil(string secret, HealthStatus wanted, int handledCount)
+        {
+            IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+            {
+                ["Kafka:Orders:Topics:0"] = "orders",
+                ["Kafka:Orders:DeadLetterTopic"] = "orders.dlq",
+                ["Kafka:Orders:Consumer:bootstrap.servers"] = _cluster.BootstrapServers,
+                ["Kafka:Orders:Consumer:group.id"] = group,
+                ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
+                ["Kafka:Orders:Consumer:auto.commit.interval.ms"] = "100",
+                ["Kafka:Orders:Consumer:session.timeout.ms"] = "6000", // the second run's join waits out the first member
+                ["SchemaRegistry:schema.registry.url"] = _registry.Url,
+                ["SchemaRegistry:schema.registry.bearer.auth.credentials.source"] = "OAUTHBEARER",
+                ["SchemaRegistry:schema.registry.bearer.auth.token.endpoint.url"] = tokens.Url,
+                ["SchemaRegistry:schema.registry.bearer.auth.client.id"] = "orders-service",
+                ["SchemaRegistry:schema.registry.bearer.auth.client.secret"] = secret,
+                ["SchemaRegistry:schema.registry.bearer.auth.logical.cluster"] = "lsrc-12345",
+            }).Build();
+            var handled = new ConcurrentQueue<long>();
+            var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+            builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
+            builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
+            builder.Services
+                .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options =>
+                {
+                    options.DeadLetterProducer = _cluster.CreateProducerConfig();
+                    options.FailureExitCode = 0; // not the test process's exit code
+                    options.StopApplicationOnFailure = false;
+                })
+                .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
+                .Handle((record, _) =>
+                {
+                    handled.Enqueue(record.Offset.Value);
+                    return Task.CompletedTask;
+                });
+            using IHost host = builder.Build();
+            await host.StartAsync().WaitAsync(Deadline);
+            HealthReport report = await Poll(host.Services.GetRequiredService<HealthCheckService>(), wanted);
+            Wait.Until(() => handled.Count == handledCount, handledCount + " records handled", Deadline);
+            await host.StopAsync().WaitAsync(Deadline);
+            return (handled.ToList(), report);
+        }
+    }
+
     private static async Task<HealthReport> Poll(HealthCheckService health, HealthStatus wanted)
     {
         DateTime end = DateTime.UtcNow + Deadline;

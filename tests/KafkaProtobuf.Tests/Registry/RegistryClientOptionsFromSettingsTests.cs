@@ -55,11 +55,19 @@ public sealed class RegistryClientOptionsFromSettingsTests
     }
 
     [Theory]
-    [InlineData("schema.registry.urls", "http://x", "Unknown Schema Registry setting 'schema.registry.urls'")]
-    [InlineData("schema.registry.max.cached.schemas", "1000", "Unknown Schema Registry setting 'schema.registry.max.cached.schemas'")]
-    [InlineData("basic.auth.credentials.source", "SASL_INHERIT", "supports 'USER_INFO' only")]
-    [InlineData("bearer.auth.credentials.source", "OAUTHBEARER", "supports 'STATIC_TOKEN' only")]
+    [InlineData("schema.registry.urls", "http://x", "'schema.registry.urls' is not a Schema Registry setting this client knows")]
+    [InlineData("schema.registry.max.cached.schemas", "1000", "is not supported: this client keeps no cache; the deserializers do: set WriterSchemas.CacheCapacity")]
+    [InlineData("latest.cache.ttl.secs", "60", "is not supported: this client keeps no cache of latest versions")]
+    [InlineData("schema.registry.value.subject.name.strategy", "Record", "set RegistrySerializerOptions.SubjectNaming")]
+    [InlineData("basic.auth.credentials.source", "URL", "this client knows USER_INFO and SASL_INHERIT")]
+    [InlineData("basic.auth.credentials.source", "SASL_INHERIT", "call FromSettings(settings, kafkaClientSettings)")]
+    [InlineData("bearer.auth.credentials.source", "OAUTHBEARER_AZURE_IMDS", "set RegistryClientOptions.BearerToken to a callback")]
+    [InlineData("bearer.auth.credentials.source", "CUSTOM", "set RegistryClientOptions.BearerToken to your callback in code")]
+    [InlineData("bearer.auth.credentials.source", "OAUTHBEARER", "bearer.auth.token.endpoint.url is not set")]
+    [InlineData("bearer.auth.credentials.source", "STATIC_TOKEN", "bearer.auth.token is not set")]
+    [InlineData("enable.ssl.certificate.verification", "nope", "not true or false")]
     [InlineData("request.timeout.ms", "0", "not a whole number of at least 1")]
+    [InlineData("connections.max.per.server", "0", "not a whole number of at least 1")]
     [InlineData("max.retries", "-1", "not a whole number of at least 0")]
     [InlineData("retries.wait.ms", "fast", "not a whole number of at least 0")]
     public void ASettingItCannotHonour_IsRefusedByName(string key, string value, string message)
@@ -67,6 +75,91 @@ public sealed class RegistryClientOptionsFromSettingsTests
         ArgumentException e = Assert.Throws<ArgumentException>(() => From(("url", "http://127.0.0.1:8081"), (key, value)));
 
         Assert.Contains(message, e.Message, StringComparison.Ordinal);
+        Assert.Contains("'" + key + "'", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void OAuthClientCredentials_AndConfluentCloudsHeaders_ByConfluentsNames()
+    {
+        RegistryClientOptions options = From(
+            ("schema.registry.url", "https://psrc-1.europe-west3.gcp.confluent.cloud"),
+            ("schema.registry.bearer.auth.credentials.source", "OAUTHBEARER"),
+            ("schema.registry.bearer.auth.token.endpoint.url", "https://idp.example/oauth2/token"),
+            ("schema.registry.bearer.auth.token.endpoint.query", "audience=registry"),
+            ("schema.registry.bearer.auth.client.id", "orders-service"),
+            ("schema.registry.bearer.auth.client.secret", "s3cret"),
+            ("schema.registry.bearer.auth.scope", "registry.read"),
+            ("schema.registry.bearer.auth.logical.cluster", "lsrc-12345"),
+            ("schema.registry.bearer.auth.identity.pool.id", "pool-AbCd"),
+            ("schema.registry.connections.max.per.server", "8"));
+
+        Assert.Equal("https://idp.example/oauth2/token?audience=registry", options.OAuth!.TokenEndpoint);
+        Assert.Equal(("orders-service", "s3cret", "registry.read"), (options.OAuth.ClientId, options.OAuth.ClientSecret, options.OAuth.Scope));
+        Assert.Equal(("lsrc-12345", "pool-AbCd"), (options.LogicalCluster, options.IdentityPoolId));
+        Assert.Equal(8, options.MaxConnectionsPerServer);
+        Assert.Null(options.BearerToken);
+        Assert.Null(options.BasicAuthUserInfo);
+    }
+
+    [Fact]
+    public void JavasIssuerEndpointName_AndNoSource_MeanOAuth()
+    {
+        RegistryClientOptions options = From(
+            ("url", "https://registry.example"),
+            ("bearer.auth.issuer.endpoint.url", "https://idp.example/token"),
+            ("bearer.auth.client.id", "id"),
+            ("bearer.auth.client.secret", "secret"));
+
+        Assert.Equal("https://idp.example/token", options.OAuth!.TokenEndpoint);
+        Assert.Null(options.OAuth.Scope);
+    }
+
+    [Fact]
+    public void TwoKindsOfBearerCredentials_AreRefused()
+    {
+        ArgumentException e = Assert.Throws<ArgumentException>(() => From(
+            ("url", "https://registry.example"), ("bearer.auth.token", "t"), ("bearer.auth.token.endpoint.url", "https://idp.example/token"), ("bearer.auth.client.id", "id"), ("bearer.auth.client.secret", "secret")));
+
+        Assert.Contains("give one", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SaslInherit_TakesTheKafkaClientsSaslUserAndPassword()
+    {
+        var consumer = new Confluent.Kafka.ConsumerConfig { SaslMechanism = Confluent.Kafka.SaslMechanism.ScramSha512, SaslUsername = "kafka-user", SaslPassword = "kafka-Pa55" };
+
+        RegistryClientOptions options = RegistryClientOptions.FromSettings(
+            [new("schema.registry.url", "https://registry.example"), new("schema.registry.basic.auth.credentials.source", "SASL_INHERIT")], consumer);
+
+        Assert.Equal("kafka-user:kafka-Pa55", options.BasicAuthUserInfo);
+        Assert.DoesNotContain("kafka-Pa55", options.ToString(), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("OAUTHBEARER", "kafka-user", "sasl.mechanism is OAUTHBEARER, which has no username and password to inherit")]
+    [InlineData("PLAIN", null, "have no sasl.username and sasl.password")]
+    public void SaslInherit_WithNothingToInherit_IsRefusedWithTheReason(string mechanism, string? user, string message)
+    {
+        var kafka = new Dictionary<string, string> { ["sasl.mechanism"] = mechanism, ["sasl.password"] = "p" };
+        if (user is not null)
+        {
+            kafka["sasl.username"] = user;
+        }
+
+        ArgumentException e = Assert.Throws<ArgumentException>(() => RegistryClientOptions.FromSettings(
+            [new("url", "https://registry.example"), new("basic.auth.credentials.source", "SASL_INHERIT")], kafka));
+
+        Assert.Contains(message, e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ARefusedSetting_NeverEchoesASecretsValue()
+    {
+        ArgumentException e = Assert.Throws<ArgumentException>(() => From(
+            ("url", "https://registry.example"), ("bearer.auth.credentials.source", "STATIC_TOKEN"), ("bearer.auth.token", "t0ken-Value"), ("bearer.auth.client.secret", "s3cret-Value")));
+
+        Assert.DoesNotContain("t0ken-Value", e.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("s3cret-Value", e.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -203,7 +203,7 @@ public sealed class RegistryClientTests : IDisposable
         _registry.RequireBasicAuth("API_KEY", "API_SECRET");
         using (RegistryClient anonymous = Client())
         {
-            SchemaRegistryRequestException e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => anonymous.GetSchemaAsync(1));
+            SchemaRegistryAuthenticationException e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => anonymous.GetSchemaAsync(1));
             Assert.Equal(401, e.StatusCode);
         }
 

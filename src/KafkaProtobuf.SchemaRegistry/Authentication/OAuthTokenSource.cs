@@ -1,0 +1,189 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Net.Http;
+using System.Net.Http.Headers;
+using System.Text;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace KafkaProtobuf.SchemaRegistry;
+
+/// <summary>
+/// One access token from a client-credentials grant, shared by every request: fetched once (concurrent first requests
+/// share the fetch), fetched again in the background from 80% of its lifetime while requests keep using it, waited
+/// for from 95% (so no request leaves with a token about to lapse), and dropped when the registry answers 401 to it.
+/// </summary>
+internal sealed class OAuthTokenSource
+{
+    private const double RefreshAt = 0.8;
+    private const double UsableUntil = 0.95;
+
+    private readonly OAuthClientCredentials _credentials;
+    private readonly string _endpoint;
+    private readonly HttpClient _http;
+    private readonly TimeSpan _timeout;
+    private readonly TimeProvider _time;
+    private readonly object _lock = new();
+    private Token? _current;
+    private Task<Token>? _fetch;
+
+    internal OAuthTokenSource(OAuthClientCredentials credentials, HttpClient http, TimeSpan timeout, TimeProvider time)
+    {
+        _credentials = credentials;
+        _endpoint = credentials.TokenEndpoint;
+        _http = http;
+        _timeout = timeout;
+        _time = time;
+    }
+
+    /// <summary>The token to send; waits only when there is none yet or it is about to lapse.</summary>
+    internal ValueTask<string> GetAsync(CancellationToken cancellationToken)
+    {
+        Token? current = Volatile.Read(ref _current);
+        long now = _time.GetTimestamp();
+        if (current is not null && now < current.RefreshAt)
+        {
+            return new ValueTask<string>(current.Value);
+        }
+
+        Task<Token> fetch = StartFetch();
+        if (current is not null && now < current.UsableUntil)
+        {
+            return new ValueTask<string>(current.Value); // the new one arrives in the background
+        }
+
+        return WaitAsync(fetch, cancellationToken);
+    }
+
+    /// <summary>The registry answered 401 to this token: the next request fetches another (unless one came meanwhile).</summary>
+    internal void Refused(string token)
+    {
+        lock (_lock)
+        {
+            if (_current is { } current && current.Value == token)
+            {
+                _current = null;
+            }
+        }
+    }
+
+    private static async ValueTask<string> WaitAsync(Task<Token> fetch, CancellationToken cancellationToken)
+    {
+        if (!cancellationToken.CanBeCanceled || fetch.IsCompleted)
+        {
+            return (await fetch.ConfigureAwait(false)).Value;
+        }
+
+        // The fetch goes on for the other requests; this one stops waiting.
+        var cancelled = new TaskCompletionSource<Token>(TaskCreationOptions.RunContinuationsAsynchronously);
+        using (cancellationToken.Register(() => cancelled.TrySetCanceled(cancellationToken)))
+        {
+            return (await (await Task.WhenAny(fetch, cancelled.Task).ConfigureAwait(false)).ConfigureAwait(false)).Value;
+        }
+    }
+
+    private Task<Token> StartFetch()
+    {
+        lock (_lock)
+        {
+            if (_fetch is null || _fetch.IsCompleted)
+            {
+                _fetch = FetchAsync();
+
+                // A background refresh nobody awaits must not fault unobserved; requests that wait see its exception.
+                _ = _fetch.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
+
+            return _fetch;
+        }
+    }
+
+    private async Task<Token> FetchAsync()
+    {
+        var fields = new List<KeyValuePair<string, string>>
+        {
+            new("grant_type", "client_credentials"),
+            new("client_id", _credentials.ClientId),
+            new("client_secret", _credentials.ClientSecret),
+        };
+        if (_credentials.Scope is { Length: > 0 } scope)
+        {
+            fields.Add(new("scope", scope));
+        }
+
+        using var timeout = new CancellationTokenSource(_timeout);
+        using var request = new HttpRequestMessage(HttpMethod.Post, _endpoint) { Content = new FormUrlEncodedContent(fields) };
+        request.Headers.Accept.Add(new MediaTypeWithQualityHeaderValue("application/json"));
+        long sent = _time.GetTimestamp();
+        byte[] body;
+        int status;
+        try
+        {
+            using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseContentRead, timeout.Token).ConfigureAwait(false);
+            status = (int)response.StatusCode;
+#if NET
+            body = await response.Content.ReadAsByteArrayAsync(timeout.Token).ConfigureAwait(false);
+#else
+            body = await response.Content.ReadAsByteArrayAsync().ConfigureAwait(false);
+#endif
+        }
+        catch (HttpRequestException e)
+        {
+            throw new SchemaRegistryRequestException(_endpoint, null, null, "the OAuth token endpoint could not be reached: " + RegistryTransport.Describe(e), e);
+        }
+        catch (OperationCanceledException e)
+        {
+            throw new SchemaRegistryRequestException(_endpoint, null, null, "the OAuth token endpoint gave no token within " + _timeout.TotalMilliseconds.ToString(CultureInfo.InvariantCulture) + " ms", e);
+        }
+
+        TokenJson? answer = Parse(body);
+        if (status is >= 200 and < 300 && answer?.AccessToken is { Length: > 0 } token)
+        {
+            // Lifetimes are counted from when the request left: the token cannot outlive what the endpoint said.
+            double lifetime = answer.ExpiresIn is > 0 ? answer.ExpiresIn.Value : double.PositiveInfinity;
+            var fresh = new Token(token, At(sent, lifetime * RefreshAt), At(sent, lifetime * UsableUntil));
+            lock (_lock)
+            {
+                _current = fresh;
+            }
+
+            return fresh;
+        }
+
+        string error = answer?.Error is { } code ? code + (answer.ErrorDescription is { } description ? ": " + description : string.Empty)
+            : status is >= 200 and < 300 ? "the answer has no access_token"
+            : Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
+        if (status is >= 400 and < 500 and not 408 and not 429)
+        {
+            throw new SchemaRegistryAuthenticationException(_endpoint, status, null, error.Length > 0 ? error : "no message", fromTokenEndpoint: true);
+        }
+
+        throw new SchemaRegistryRequestException(_endpoint, status, null, "the OAuth token endpoint failed: " + (error.Length > 0 ? error : "no message"), null);
+    }
+
+    private static TokenJson? Parse(byte[] body)
+    {
+        try
+        {
+            return body.Length == 0 ? null : JsonSerializer.Deserialize(body, RegistryJsonContext.Default.TokenJson);
+        }
+        catch (JsonException)
+        {
+            return null; // not JSON (a proxy's page): described from the bytes
+        }
+    }
+
+    private long At(long start, double seconds) =>
+        double.IsInfinity(seconds) || seconds * _time.TimestampFrequency >= long.MaxValue - start ? long.MaxValue : start + (long)(seconds * _time.TimestampFrequency);
+
+    private sealed class Token(string value, long refreshAt, long usableUntil)
+    {
+        internal string Value { get; } = value;
+
+        internal long RefreshAt { get; } = refreshAt;
+
+        internal long UsableUntil { get; } = usableUntil;
+    }
+}

@@ -1,0 +1,290 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Registry;
+
+/// <summary>
+/// The registry client authenticating as managed registries require, against the in-process registry and an in-process
+/// OAuth token endpoint on loopback: basic credentials, OAuth client credentials (one shared fetch, refresh before
+/// expiry and after a 401, a wrong secret), Confluent Cloud's headers, refusals never retried nor leaking a secret.
+/// </summary>
+public sealed class RegistryAuthenticationTests : IDisposable
+{
+    private const string ClientId = "orders-service";
+    private const string ClientSecret = "s3cret-Value-42";
+
+    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
+    private readonly InProcessTokenEndpoint _endpoint = new(ClientId, ClientSecret, TimeSpan.FromMinutes(5));
+
+    public RegistryAuthenticationTests() => _registry.RequireBearerToken(_endpoint.IsValid);
+
+    public void Dispose()
+    {
+        _registry.Dispose();
+        _endpoint.Dispose();
+    }
+
+    private RegistryClient OAuthClient(string secret = ClientSecret, Action<RegistryClientOptions>? configure = null)
+    {
+        var options = new RegistryClientOptions
+        {
+            Urls = { _registry.Url },
+            OAuth = new OAuthClientCredentials { TokenEndpoint = _endpoint.Url, ClientId = ClientId, ClientSecret = secret, Scope = "registry.read" },
+            RetryBackoff = TimeSpan.FromMilliseconds(10),
+            MaxRetryBackoff = TimeSpan.FromMilliseconds(50),
+        };
+        configure?.Invoke(options);
+        return new RegistryClient(options);
+    }
+
+    private static Task<RegistrySchema> Register(RegistryClient client, string subject) =>
+        client.RegisterAsync(subject, "syntax = \"proto3\"; message M" + subject.Replace("-", string.Empty, StringComparison.Ordinal) + " {}", "PROTOBUF", [], normalize: false);
+
+    [Fact]
+    public async Task OAuth_ConcurrentFirstRequests_ShareOneTokenFetch()
+    {
+        using RegistryClient client = OAuthClient();
+        _endpoint.Hold();
+
+        Task<RegistrySchema>[] requests = Enumerable.Range(1, 16).Select(i => Register(client, "subject-" + i)).ToArray();
+        Wait.Until(() => _endpoint.Requests >= 1, "the first token request", TimeSpan.FromSeconds(30));
+        bool aSecondFetchCame = SpinWait.SpinUntil(() => _endpoint.Requests > 1, TimeSpan.FromMilliseconds(300));
+        _endpoint.Release();
+        RegistrySchema[] registered = await Task.WhenAll(requests).WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.False(aSecondFetchCame);
+        Assert.Equal(16, registered.Select(r => r.Id).Distinct().Count());
+        Assert.Equal(1, _endpoint.Requests);
+        Assert.Equal("registry.read", _endpoint.LastScope);
+        Assert.All(_registry.AuthorizationHeaders, header => Assert.Equal("Bearer " + _endpoint.LastToken, header));
+    }
+
+    [Fact]
+    public async Task OAuth_AnExpiredToken_IsReplacedBeforeTheRegistryRefusesIt()
+    {
+        _endpoint.Lifetime = TimeSpan.FromSeconds(1);
+        using RegistryClient client = OAuthClient();
+        await Register(client, "first");
+        string first = _endpoint.LastToken!;
+
+        Wait.Until(() => _endpoint.HasExpired(first), "the first token to expire", TimeSpan.FromSeconds(30));
+        await Register(client, "second");
+
+        Assert.Equal(2, _endpoint.Requests);
+        Assert.NotEqual(first, _endpoint.LastToken);
+        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Last());
+    }
+
+    [Fact]
+    public async Task OAuth_TheTokenIsRefreshedAt80PercentOfItsLife_InTheBackground_AndWaitedForOnlyWhenItLapses()
+    {
+        var clock = new ManualTimeProvider();
+        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        using RegistryClient client = OAuthClient(configure: o => o.TimeProvider = clock);
+        await Register(client, "a");
+        string first = _endpoint.LastToken!;
+
+        clock.Advance(TimeSpan.FromSeconds(79));
+        await Register(client, "b");
+        Assert.Equal(1, _endpoint.Requests);
+
+        clock.Advance(TimeSpan.FromSeconds(2)); // 81 s: past 80%, the old token still good
+        await Register(client, "c");
+        Assert.Equal("Bearer " + first, _registry.AuthorizationHeaders.Last()); // not waited for
+        Wait.Until(() => _endpoint.Requests == 2 && _endpoint.LastToken != first, "the background refresh", TimeSpan.FromSeconds(30));
+        string second = _endpoint.LastToken!;
+        await Register(client, "d");
+        Assert.Equal("Bearer " + second, _registry.AuthorizationHeaders.Last());
+
+        clock.Advance(TimeSpan.FromSeconds(96)); // past 95% of the second token's life: a request waits for a new one
+        await Register(client, "e");
+        Assert.Equal(3, _endpoint.Requests);
+        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Last());
+        Assert.NotEqual(second, _endpoint.LastToken);
+    }
+
+    /// <summary>A clock that moves only when told.</summary>
+    private sealed class ManualTimeProvider : TimeProvider
+    {
+        private long _ticks = 1;
+
+        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
+
+        public override long GetTimestamp() => Interlocked.Read(ref _ticks);
+
+        public void Advance(TimeSpan by) => Interlocked.Add(ref _ticks, by.Ticks);
+    }
+
+    [Fact]
+    public async Task OAuth_ARevokedToken_GetsOneFreshTokenAndTheRequestSucceeds()
+    {
+        using RegistryClient client = OAuthClient();
+        await Register(client, "first");
+        _endpoint.Revoke(_endpoint.LastToken!);
+
+        await Register(client, "second");
+
+        Assert.Equal(2, _endpoint.Requests);
+        Assert.Equal(2, _registry.RequestCount("/subjects/second/versions")); // the 401, then the retry with the new token
+    }
+
+    [Fact]
+    public async Task OAuth_ATokenRefusedTwice_IsAnAuthenticationFailure_NotRetriedFurther()
+    {
+        using RegistryClient client = OAuthClient();
+        _registry.RequireBearerToken(_ => false); // e.g. the service account has no role on this registry
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => Register(client, "orders-value"));
+
+        Assert.Equal(401, e.StatusCode);
+        Assert.False(e.FromTokenEndpoint);
+        Assert.Equal(2, _registry.RequestCount("/subjects/orders-value/versions"));
+        Assert.Equal(2, _endpoint.Requests);
+        Assert.DoesNotContain("token-", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task OAuth_AWrongSecret_FailsClearly_OnceAndWithoutTheSecret()
+    {
+        using RegistryClient client = OAuthClient(secret: "wrong-Secret-99");
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => client.GetSchemaAsync(1));
+
+        Assert.True(e.FromTokenEndpoint);
+        Assert.Equal(401, e.StatusCode);
+        Assert.Contains("invalid_client", e.Message, StringComparison.Ordinal);
+        Assert.Contains(_endpoint.Url, e.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("wrong-Secret-99", e.ToString(), StringComparison.Ordinal);
+        Assert.Equal(1, _endpoint.Requests); // not retried
+        Assert.Equal(0, _registry.TotalRequestCount); // the registry never asked
+    }
+
+    [Fact]
+    public async Task OAuth_ATokenEndpointThatIsDown_IsAnOutage_RetriedThenReportedAsSuch()
+    {
+        using var down = new InProcessTokenEndpoint(ClientId, ClientSecret, TimeSpan.FromMinutes(5));
+        string url = down.Url;
+        down.Dispose(); // nothing listens there now
+        using RegistryClient client = OAuthClient(configure: o => o.OAuth!.TokenEndpoint = url);
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => client.GetSchemaAsync(1));
+
+        Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
+        Assert.Contains("token endpoint could not be reached", e.Message, StringComparison.Ordinal);
+        Assert.Equal(0, _registry.TotalRequestCount);
+    }
+
+    [Fact]
+    public async Task ConfluentCloudHeaders_AreSentWithEveryRequest()
+    {
+        using RegistryClient client = OAuthClient(configure: o =>
+        {
+            o.LogicalCluster = "lsrc-12345";
+            o.IdentityPoolId = "pool-AbCd";
+        });
+
+        await Register(client, "orders-value");
+        await client.IsCompatibleAsync("orders-value", "syntax = \"proto3\";", "PROTOBUF", []);
+
+        Assert.Equal(["lsrc-12345", "lsrc-12345"], _registry.HeaderValues("target-sr-cluster"));
+        Assert.Equal(["pool-AbCd", "pool-AbCd"], _registry.HeaderValues("Confluent-Identity-Pool-Id"));
+    }
+
+    [Fact]
+    public async Task BasicAuth_AWrongPassword_IsRefusedOnce_WithoutThePassword()
+    {
+        _registry.RequireBasicAuth("API_KEY", "right-Secret-1");
+        using var client = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, BasicAuthUserInfo = "API_KEY:wrong-Secret-2" });
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => client.GetSchemaAsync(1));
+
+        Assert.Equal(401, e.StatusCode);
+        Assert.Equal(1, _registry.TotalRequestCount); // neither renewed nor retried
+        Assert.DoesNotContain("wrong-Secret-2", e.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A403_IsAnAuthenticationFailure_NotRetried()
+    {
+        using RegistryClient client = OAuthClient();
+        _registry.FailNextRequests(3, 403);
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => client.GetSchemaAsync(1));
+
+        Assert.Equal(403, e.StatusCode);
+        Assert.Contains("not allowed", e.Message, StringComparison.Ordinal);
+        Assert.Equal(1, _registry.TotalRequestCount);
+    }
+
+    [Fact]
+    public async Task AsASchemaSource_RefusedCredentials_AreAccessDenied_NotAnOutageToWaitOut()
+    {
+        using RegistryClient client = OAuthClient(secret: "wrong-Secret-99");
+        var deserializer = new MultiTypeProtobufDeserializer([Shop.Writer.OrdersReflection.Descriptor], new MultiTypeDeserializerOptions { WriterSchemas = { Source = client } });
+        byte[] frame = [0, 0, 0, 0, 7, 0];
+
+        var e = Assert.Throws<SchemaUnavailableException>(() => deserializer.Deserialize(frame, isNull: false, new Confluent.Kafka.SerializationContext(Confluent.Kafka.MessageComponentType.Value, "orders")));
+
+        Assert.True(e.IsAccessDenied);
+        Assert.IsType<SchemaRegistryAuthenticationException>(e.InnerException!.InnerException);
+        Assert.DoesNotContain("wrong-Secret-99", e.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AnOutage_IsNotAccessDenied()
+    {
+        using RegistryClient client = OAuthClient(configure: o => o.MaxRetries = 0);
+        _registry.FailNextRequests(1, 503);
+        ISchemaFileSource source = client;
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => source.GetSchemaFileAsync(SchemaIdentifier.FromId(1), CancellationToken.None));
+
+        Assert.Equal(503, e.StatusCode);
+        Assert.False(new SchemaUnavailableException(SchemaIdentifier.FromId(1), Confluent.Kafka.MessageComponentType.Value, "orders", e).IsAccessDenied);
+    }
+
+    [Fact]
+    public void ToString_NamesTheSetUp_NeverASecret()
+    {
+        var options = new RegistryClientOptions
+        {
+            Urls = { "https://psrc-1.confluent.cloud" },
+            OAuth = new OAuthClientCredentials { TokenEndpoint = "https://idp.example/token", ClientId = ClientId, ClientSecret = ClientSecret },
+            LogicalCluster = "lsrc-1",
+        };
+        var basic = new RegistryClientOptions { Urls = { "https://r" }, BasicAuthUserInfo = "KEY:" + ClientSecret };
+
+        string text = options + " | " + basic;
+
+        Assert.Contains(ClientId, text, StringComparison.Ordinal);
+        Assert.Contains("lsrc-1", text, StringComparison.Ordinal);
+        Assert.Contains("'KEY'", text, StringComparison.Ordinal);
+        Assert.DoesNotContain(ClientSecret, text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ARegistryUrlWithCredentials_IsRefused_WithoutEchoingThem()
+    {
+        var e = Assert.Throws<ArgumentException>(() => new RegistryClient("https://key:" + ClientSecret + "@registry.example"));
+
+        Assert.DoesNotContain(ClientSecret, e.Message, StringComparison.Ordinal);
+        Assert.Contains("BasicAuthUserInfo", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SeveralKindsOfAuthentication_AreRefused()
+    {
+        var oauth = new OAuthClientCredentials { TokenEndpoint = _endpoint.Url, ClientId = ClientId, ClientSecret = ClientSecret };
+
+        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, OAuth = oauth, BasicAuthUserInfo = "a:b" }));
+        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, OAuth = oauth, BearerToken = _ => Task.FromResult("t") }));
+        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, OAuth = new OAuthClientCredentials { TokenEndpoint = "not a url", ClientId = "a", ClientSecret = "b" } }));
+    }
+}

@@ -1,0 +1,94 @@
+using System;
+using System.IO;
+using System.Net;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+
+namespace KafkaProtobuf.Tests.Support;
+
+/// <summary>
+/// Certificates made in the test, never read from the machine: a CA, a server certificate it issues for 127.0.0.1, a
+/// client certificate from a second CA (mutual TLS), and a CA no one trusts; written as a PEM CA file and a PKCS#12
+/// key store when a test reads them from settings. Disposing deletes the files.
+/// </summary>
+public sealed class TestCertificates : IDisposable
+{
+    public const string KeyStorePassword = "k3ystore-pa55";
+
+    private readonly string _folder = Path.Combine(Path.GetTempPath(), "kafkaprotobuf-tls-" + Guid.NewGuid().ToString("N"));
+
+    public TestCertificates()
+    {
+        Directory.CreateDirectory(_folder);
+        Authority = NewAuthority("CN=KafkaProtobuf test CA");
+        Server = Issue(Authority, "CN=127.0.0.1", server: true);
+        ClientAuthority = NewAuthority("CN=KafkaProtobuf test client CA");
+        Client = Issue(ClientAuthority, "CN=orders-consumer", server: false);
+        Stranger = NewAuthority("CN=Someone else's CA");
+        AuthorityPemPath = Path.Combine(_folder, "ca.pem");
+        File.WriteAllText(AuthorityPemPath, Authority.ExportCertificatePem() + "\n");
+        StrangerPemPath = Path.Combine(_folder, "stranger.pem");
+        File.WriteAllText(StrangerPemPath, Stranger.ExportCertificatePem() + "\n");
+        ClientKeyStorePath = Path.Combine(_folder, "client.p12");
+        File.WriteAllBytes(ClientKeyStorePath, Client.Export(X509ContentType.Pkcs12, KeyStorePassword));
+    }
+
+    public X509Certificate2 Authority { get; }
+
+    public X509Certificate2 Server { get; }
+
+    public X509Certificate2 ClientAuthority { get; }
+
+    public X509Certificate2 Client { get; }
+
+    public X509Certificate2 Stranger { get; }
+
+    public string AuthorityPemPath { get; }
+
+    public string StrangerPemPath { get; }
+
+    public string ClientKeyStorePath { get; }
+
+    public void Dispose()
+    {
+        foreach (X509Certificate2 certificate in new[] { Authority, Server, ClientAuthority, Client, Stranger })
+        {
+            certificate.Dispose();
+        }
+
+        Directory.Delete(_folder, recursive: true);
+    }
+
+    private static X509Certificate2 NewAuthority(string subject)
+    {
+        using var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var request = new CertificateRequest(subject, key, HashAlgorithmName.SHA256);
+        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(certificateAuthority: true, hasPathLengthConstraint: false, pathLengthConstraint: 0, critical: true));
+        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.KeyCertSign | X509KeyUsageFlags.CrlSign, critical: true));
+        request.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(request.PublicKey, critical: false));
+        return request.CreateSelfSigned(DateTimeOffset.UtcNow.AddDays(-1), DateTimeOffset.UtcNow.AddDays(30));
+    }
+
+    private static X509Certificate2 Issue(X509Certificate2 authority, string subject, bool server)
+    {
+        using var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var request = new CertificateRequest(subject, key, HashAlgorithmName.SHA256);
+        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(false, false, 0, critical: true));
+        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.DigitalSignature, critical: true));
+        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid(server ? "1.3.6.1.5.5.7.3.1" : "1.3.6.1.5.5.7.3.2")], critical: false));
+        if (server)
+        {
+            var names = new SubjectAlternativeNameBuilder();
+            names.AddIpAddress(IPAddress.Loopback);
+            request.CertificateExtensions.Add(names.Build());
+        }
+
+        byte[] serial = new byte[8];
+        RandomNumberGenerator.Fill(serial);
+        using X509Certificate2 issued = request.Create(authority, DateTimeOffset.UtcNow.AddHours(-1), DateTimeOffset.UtcNow.AddDays(7), serial);
+        using X509Certificate2 withKey = issued.CopyWithPrivateKey(key);
+
+        // Through PKCS#12, so that SslStream on Linux can use the key (an ephemeral key cannot always be).
+        return X509CertificateLoader.LoadPkcs12(withKey.Export(X509ContentType.Pkcs12), null);
+    }
+}
