@@ -118,6 +118,12 @@ public sealed class RegistryClientOptions
     public static RegistryClientOptions FromSettings(IEnumerable<KeyValuePair<string, string?>> settings, IEnumerable<KeyValuePair<string, string>> kafkaClientSettings) =>
         RegistrySettingsReader.Read(settings, kafkaClientSettings ?? throw new ArgumentNullException(nameof(kafkaClientSettings)));
 
+    /// <summary>
+    /// Every setting name <see cref="FromSettings(IEnumerable{KeyValuePair{string, string}})"/> reads or refuses by name,
+    /// without the <c>schema.registry.</c> prefix: for configuration sources that can be asked by key but not listed.
+    /// </summary>
+    public static IReadOnlyList<string> SettingNames { get; } = Array.AsReadOnly(RegistrySettingsReader.Names);
+
     /// <summary>What the client is set to do, with every secret left out (user info, token, client secret, key store password).</summary>
     /// <returns>A description.</returns>
     public override string ToString()

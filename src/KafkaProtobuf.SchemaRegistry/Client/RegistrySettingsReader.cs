@@ -23,6 +23,17 @@ internal static class RegistrySettingsReader
         ["value.subject.name.strategy"] = "set RegistrySerializerOptions.SubjectNaming on the serializer (Confluent has deprecated this key too)",
     };
 
+    /// <summary>Every key read or refused by name, without the prefix.</summary>
+    internal static readonly string[] Names =
+    [
+        "url", "basic.auth.credentials.source", "basic.auth.user.info", "bearer.auth.credentials.source", "bearer.auth.token",
+        "bearer.auth.logical.cluster", "bearer.auth.identity.pool.id", "bearer.auth.client.id", "bearer.auth.client.secret",
+        "bearer.auth.scope", "bearer.auth.token.endpoint.url", "bearer.auth.issuer.endpoint.url", "bearer.auth.token.endpoint.query",
+        "ssl.ca.location", "ssl.keystore.location", "ssl.keystore.password", "enable.ssl.certificate.verification",
+        "connections.max.per.server", "request.timeout.ms", "max.retries", "retries.wait.ms", "retries.max.wait.ms",
+        "max.cached.schemas", "latest.cache.ttl.secs", "key.subject.name.strategy", "value.subject.name.strategy",
+    ];
+
     internal static RegistryClientOptions Read(IEnumerable<KeyValuePair<string, string?>> settings, IEnumerable<KeyValuePair<string, string>>? kafkaClientSettings)
     {
         if (settings is null)
