@@ -96,6 +96,23 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     }
 
     [Fact]
+    public void KafkaProtobufStreamiz_HasEveryTarget_AndDependsOnTheRegistryPackageAndStreamiz()
+    {
+        string[] entries = Entries(packages.Package("KafkaProtobuf.Streamiz"));
+        foreach (string framework in new[] { "netstandard2.0", "net8.0", "net10.0" })
+        {
+            Assert.Contains($"lib/{framework}/KafkaProtobuf.Streamiz.dll", entries);
+            Assert.Contains($"lib/{framework}/KafkaProtobuf.Streamiz.xml", entries);
+        }
+
+        XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf.Streamiz"));
+        foreach (string framework in new[] { "net8.0", "net10.0", ".NETStandard2.0" })
+        {
+            Assert.Equal(["KafkaProtobuf.SchemaRegistry " + packages.Version, "Streamiz.Kafka.Net 1.8.2"], Dependencies(nuspec, framework));
+        }
+    }
+
+    [Fact]
     public void KafkaProtobufHosting_HasEveryTarget_AndDependsOnTheCorePackageAndTheHostingAbstractions()
     {
         string[] entries = Entries(packages.Package("KafkaProtobuf.Hosting"));

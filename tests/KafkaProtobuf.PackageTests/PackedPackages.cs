@@ -6,7 +6,7 @@ using KafkaProtobuf.Tests.Shared;
 namespace KafkaProtobuf.PackageTests;
 
 /// <summary>
-/// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting and the KafkaProtobuf.Tool .NET tool once per test run, with a version of their own so that NuGet's cache
+/// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting, KafkaProtobuf.Streamiz and the KafkaProtobuf.Tool .NET tool once per test run, with a version of their own so that NuGet's cache
 /// cannot serve an older build.
 /// </summary>
 public sealed class PackedPackages : IDisposable
@@ -16,7 +16,7 @@ public sealed class PackedPackages : IDisposable
         Version = "0.0.0-ci." + DateTime.UtcNow.ToString("yyyyMMddHHmmssfff", CultureInfo.InvariantCulture);
         WorkDirectory = Directory.CreateTempSubdirectory("kafkaprotobuf-package-tests-").FullName;
         Feed = Path.Combine(WorkDirectory, "feed");
-        foreach (string project in new[] { "KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Tool" })
+        foreach (string project in new[] { "KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Tool" })
         {
             // This test project references both (without their assemblies), so every target framework is built by now;
             // packing without building cannot race the rest of the solution's build.

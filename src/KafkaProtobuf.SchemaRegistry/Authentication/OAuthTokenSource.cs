@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Net.Http;
 using System.Net.Http.Headers;
-using System.Text;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
@@ -69,20 +68,8 @@ internal sealed class OAuthTokenSource
         }
     }
 
-    private static async ValueTask<string> WaitAsync(Task<Token> fetch, CancellationToken cancellationToken)
-    {
-        if (!cancellationToken.CanBeCanceled || fetch.IsCompleted)
-        {
-            return (await fetch.ConfigureAwait(false)).Value;
-        }
-
-        // The fetch goes on for the other requests; this one stops waiting.
-        var cancelled = new TaskCompletionSource<Token>(TaskCreationOptions.RunContinuationsAsynchronously);
-        using (cancellationToken.Register(() => cancelled.TrySetCanceled(cancellationToken)))
-        {
-            return (await (await Task.WhenAny(fetch, cancelled.Task).ConfigureAwait(false)).ConfigureAwait(false)).Value;
-        }
-    }
+    private static async ValueTask<string> WaitAsync(Task<Token> fetch, CancellationToken cancellationToken) =>
+        (await CallerWait.WaitAsync(fetch, cancellationToken).ConfigureAwait(false)).Value;
 
     private Task<Token> StartFetch()
     {
@@ -154,7 +141,7 @@ internal sealed class OAuthTokenSource
 
         string error = answer?.Error is { } code ? code + (answer.ErrorDescription is { } description ? ": " + description : string.Empty)
             : status is >= 200 and < 300 ? "the answer has no access_token"
-            : Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
+            : RegistryTransport.Excerpt(body);
         if (status is >= 400 and < 500 and not 408 and not 429)
         {
             throw new SchemaRegistryAuthenticationException(_endpoint, status, null, error.Length > 0 ? error : "no message", fromTokenEndpoint: true);

@@ -247,20 +247,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
             json.Subject ?? subject,
             json.Version);
 
-    private static async Task<T> WaitAsync<T>(Task<T> task, CancellationToken cancellationToken)
-    {
-        if (!cancellationToken.CanBeCanceled || task.IsCompleted)
-        {
-            return await task.ConfigureAwait(false);
-        }
-
-        // The load goes on for other callers; this one stops waiting.
-        var cancelled = new TaskCompletionSource<T>(TaskCreationOptions.RunContinuationsAsynchronously);
-        using (cancellationToken.Register(() => cancelled.TrySetCanceled(cancellationToken)))
-        {
-            return await (await Task.WhenAny(task, cancelled.Task).ConfigureAwait(false)).ConfigureAwait(false);
-        }
-    }
+    private static Task<T> WaitAsync<T>(Task<T> task, CancellationToken cancellationToken) => CallerWait.WaitAsync(task, cancellationToken);
 
     private static void CheckSubject(string subject)
     {

@@ -237,6 +237,9 @@ internal sealed class RegistryTransport : IDisposable
     internal static string Describe(HttpRequestException e) =>
         e.InnerException is System.Security.Authentication.AuthenticationException tls ? e.Message + " (TLS: " + tls.Message + ")" : e.Message;
 
+    /// <summary>The start of an answer that is not the JSON expected (a proxy's page), to say what there was.</summary>
+    internal static string Excerpt(byte[] body) => Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
+
     private static (int? ErrorCode, string Message) ErrorFrom(byte[] body, string? reason)
     {
         try
@@ -252,7 +255,7 @@ internal sealed class RegistryTransport : IDisposable
             // Not the registry's error shape (a proxy's page, an empty body): say what there was.
         }
 
-        string text = Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
+        string text = Excerpt(body);
         return (null, text.Length > 0 ? text : reason ?? "no message");
     }
 

@@ -163,6 +163,25 @@ public sealed class RegistryClientOptionsFromSettingsTests
     }
 
     [Fact]
+    public void EveryNameInSettingNames_IsReadOrRefusedByName_NeverUnknown()
+    {
+        foreach (string name in RegistryClientOptions.SettingNames.Where(n => n != "url"))
+        {
+            try
+            {
+                From(("url", "http://127.0.0.1:8081"), (name, "x"));
+            }
+            catch (Exception e) when (e is ArgumentException or System.IO.IOException)
+            {
+                Assert.DoesNotContain("is not a Schema Registry setting this client knows", e.Message, StringComparison.Ordinal);
+            }
+        }
+
+        ArgumentException unknown = Assert.Throws<ArgumentException>(() => From(("url", "http://127.0.0.1:8081"), ("ssl.truststore.location", "x")));
+        Assert.Contains("is not a Schema Registry setting this client knows", unknown.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void NoUrl_IsRefused()
     {
         ArgumentException e = Assert.Throws<ArgumentException>(() => From(("max.retries", "1"), ("url", " ")));

@@ -4,6 +4,7 @@ using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Streamiz;
 using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
 using Shop.V1;
 using Streamiz.Kafka.Net;
 using Xunit;
@@ -40,6 +41,23 @@ public sealed class RegistryProtobufSerDesTests : IDisposable
         Assert.Equal(Order, serdes.Deserialize(bytes, Value("orders")));
         Assert.Equal(Order, serdes.DeserializeObject(bytes, Value("orders")));
         Assert.Equal(bytes, serdes.SerializeObject(Order, Value("orders")));
+    }
+
+    [Fact]
+    public void Warm_ItAllocatesWhatTheSerializerAndDeserializerAloneAllocate_TheBytesAndTheMessage()
+    {
+        var serdes = new RegistryProtobufSerDes<OrderPlaced>(_client);
+        var serializer = new RegistryProtobufSerializer<OrderPlaced>(_client, null);
+        var deserializer = new FramedProtobufDeserializer<OrderPlaced>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = _client } });
+        SerializationContext context = Value("orders");
+        byte[] bytes = serdes.Serialize(Order, context);
+
+        long written = AllocationCounter.Least(() => serdes.Serialize(Order, context), warmUps: 50, callsPerAttempt: 1000);
+        long read = AllocationCounter.Least(() => serdes.Deserialize(bytes, context), warmUps: 50, callsPerAttempt: 1000);
+
+        Assert.Equal(AllocationCounter.Least(() => serializer.Serialize(Order, context), warmUps: 50, callsPerAttempt: 1000), written);
+        Assert.Equal(AllocationCounter.Least(() => deserializer.Deserialize(bytes, false, context), warmUps: 50, callsPerAttempt: 1000), read);
+        Assert.Equal(AllocationCounter.Least(() => OrderPlaced.Parser.ParseFrom(bytes.AsSpan(7)), warmUps: 50, callsPerAttempt: 1000), read); // the message only (after magic, id and the path [1])
     }
 
     [Fact]

@@ -43,4 +43,26 @@ internal static class RegistrySnippets
         #endregion
         unknown.GetHashCode();
     }
+
+    internal static RegistryClient OAuth(string clientSecret)
+    {
+        #region registry-oauth
+        var options = new RegistryClientOptions
+        {
+            Urls = { "https://psrc-xxxxx.europe-west3.gcp.confluent.cloud" },
+            OAuth = new OAuthClientCredentials
+            {
+                TokenEndpoint = "https://idp.example.com/oauth2/token",
+                ClientId = "orders-service",
+                ClientSecret = clientSecret,                       // never logged, never in a message or ToString()
+                Scope = "schema-registry",
+            },
+            LogicalCluster = "lsrc-12345",                         // Confluent Cloud: target-sr-cluster
+            IdentityPoolId = "pool-AbCd",                          // Confluent Cloud: Confluent-Identity-Pool-Id
+        };
+        options.TrustedCertificateAuthorities.AddRange(RegistryCertificates.LoadAuthorities("/etc/ssl/private-ca.pem")); // else the system's
+        var registry = new RegistryClient(options);
+        #endregion
+        return registry;
+    }
 }
