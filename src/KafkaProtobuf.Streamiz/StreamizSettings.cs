@@ -48,6 +48,7 @@ internal static class StreamizSettings
         }
 
         RegistryClientOptions options = RegistryClientOptions.FromSettings(registry, sasl);
+        options.Logger = config.Logger?.CreateLogger(typeof(RegistryClient).FullName!); // the stream's logging, for the client's one warning
         var serializer = new RegistrySerializerOptions();
         if (Flag(config, "auto.register.schemas") is { } autoRegister)
         {

@@ -74,10 +74,10 @@ internal static class RegistrySettingsReader
                     options.IdentityPoolId = value;
                     break;
                 case "ssl.ca.location":
-                    options.TrustedCertificateAuthorities.AddRange(RegistryCertificates.LoadAuthorities(value));
+                    options.TrustedCertificateAuthorities.AddRange(FromFile(key, () => RegistryCertificates.LoadAuthorities(value)));
                     break;
                 case "ssl.keystore.location":
-                    options.ClientCertificate = RegistryCertificates.LoadClientCertificate(value, values.TryGetValue("ssl.keystore.password", out var password) ? password.Value : null);
+                    options.ClientCertificate = FromFile(key, () => RegistryCertificates.LoadClientCertificate(value, values.TryGetValue("ssl.keystore.password", out var password) ? password.Value : null));
                     break;
                 case "enable.ssl.certificate.verification":
                     options.VerifyServerCertificate = Flag(key, value);
@@ -106,6 +106,11 @@ internal static class RegistrySettingsReader
                         ? "is not supported: " + reason
                         : "is not a Schema Registry setting this client knows (Confluent's names, with or without 'schema.registry.')");
             }
+        }
+
+        if (values.TryGetValue("ssl.keystore.password", out var orphan) && !values.ContainsKey("ssl.keystore.location"))
+        {
+            throw Refuse(orphan.Key, "is set without ssl.keystore.location, the key store it opens");
         }
 
         ReadBasicSource(values, kafkaClientSettings, options);
@@ -202,6 +207,19 @@ internal static class RegistrySettingsReader
                 throw Refuse(sourceKey, "is CUSTOM: set RegistryClientOptions.BearerToken to your callback in code");
             default:
                 throw Refuse(sourceKey, "is '" + given.Value + "'; this client knows STATIC_TOKEN and OAUTHBEARER");
+        }
+    }
+
+    /// <summary>A certificate file's load, its failure named by the setting (the file's own message says which file and why).</summary>
+    private static T FromFile<T>(string key, Func<T> load)
+    {
+        try
+        {
+            return load();
+        }
+        catch (Exception e) when (e is System.IO.IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            throw new ArgumentException("The Schema Registry setting '" + key + "' names a file that cannot be used: " + e.Message, e);
         }
     }
 

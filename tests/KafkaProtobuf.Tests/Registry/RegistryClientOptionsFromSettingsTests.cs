@@ -66,6 +66,8 @@ public sealed class RegistryClientOptionsFromSettingsTests
     [InlineData("bearer.auth.credentials.source", "OAUTHBEARER", "bearer.auth.token.endpoint.url is not set")]
     [InlineData("bearer.auth.credentials.source", "STATIC_TOKEN", "bearer.auth.token is not set")]
     [InlineData("enable.ssl.certificate.verification", "nope", "not true or false")]
+    [InlineData("ssl.ca.location", "/nonexistent/ca.pem", "names a file that cannot be used")]
+    [InlineData("ssl.keystore.password", "p", "is set without ssl.keystore.location")]
     [InlineData("request.timeout.ms", "0", "not a whole number of at least 1")]
     [InlineData("connections.max.per.server", "0", "not a whole number of at least 1")]
     [InlineData("max.retries", "-1", "not a whole number of at least 0")]

@@ -12,6 +12,7 @@ using KafkaProtobuf.SchemaRegistry;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using OpenTelemetry;
 using OpenTelemetry.Trace;
 using Shop.V1;
@@ -76,8 +77,13 @@ internal static class HostingSnippets
     {
         var builder = Host.CreateApplicationBuilder(args);
         #region hosted-registry-configuration
-        builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(
-            builder.Configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
+        builder.Services.AddSingleton(services =>
+        {
+            RegistryClientOptions options = RegistryClientOptions.FromSettings(
+                builder.Configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true));
+            options.Logger = services.GetRequiredService<ILogger<RegistryClient>>(); // e.g. its warning if verification is off
+            return new RegistryClient(options);
+        });
         builder.Services
             .AddKafkaProtobufConsumer<string, IMessage>("shop", builder.Configuration.GetSection("Kafka:Shop"))
             .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
