@@ -50,37 +50,11 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         _registry.Stop();
 
         // Both from configuration, as a service would have them: the consumer and the registry client (Confluent's names).
-        string group = "hosted-registry-" + Guid.NewGuid().ToString("N");
-        IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
-        {
-            ["Kafka:Orders:Topics:0"] = "orders",
-            ["Kafka:Orders:DeadLetterTopic"] = "orders.dlq",
-            ["Kafka:Orders:ReadAgainDelay"] = "00:00:00.05",
-            ["Kafka:Orders:Consumer:bootstrap.servers"] = _cluster.BootstrapServers,
-            ["Kafka:Orders:Consumer:group.id"] = group,
-            ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
-            ["Kafka:Orders:Consumer:auto.commit.interval.ms"] = "100",
-            ["SchemaRegistry:schema.registry.url"] = _registry.Url,
-            ["SchemaRegistry:schema.registry.max.retries"] = "0",
-            ["SchemaRegistry:schema.registry.request.timeout.ms"] = "2000",
-        }).Build();
         var handled = new ConcurrentQueue<(long Offset, IMessage? Value)>();
-        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
-        builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
-        builder.Services
-            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options =>
-            {
-                options.DeadLetterProducer = _cluster.CreateProducerConfig();
-                options.FailureExitCode = 0; // not the test process's exit code
-            })
-            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
-            .Handle((record, _) =>
-            {
-                handled.Enqueue((record.Offset.Value, record.Message.Value));
-                return Task.CompletedTask;
-            });
-        using IHost host = builder.Build();
+        using IHost host = BuildHost(
+            "hosted-registry-" + Guid.NewGuid().ToString("N"),
+            new() { ["max.retries"] = "0", ["request.timeout.ms"] = "2000" },
+            record => handled.Enqueue((record.Offset.Value, record.Message.Value)));
         await host.StartAsync().WaitAsync(Deadline);
         var health = host.Services.GetRequiredService<HealthCheckService>();
 
@@ -124,46 +98,64 @@ public sealed class HostedConsumerRegistryTests : IDisposable
 
         async Task<(List<long> Handled, HealthReport Health)> RunUntil(string secret, HealthStatus wanted, int handledCount)
         {
-            IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
-            {
-                ["Kafka:Orders:Topics:0"] = "orders",
-                ["Kafka:Orders:DeadLetterTopic"] = "orders.dlq",
-                ["Kafka:Orders:Consumer:bootstrap.servers"] = _cluster.BootstrapServers,
-                ["Kafka:Orders:Consumer:group.id"] = group,
-                ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
-                ["Kafka:Orders:Consumer:auto.commit.interval.ms"] = "100",
-                ["Kafka:Orders:Consumer:session.timeout.ms"] = "6000", // the second run's join waits out the first member
-                ["SchemaRegistry:schema.registry.url"] = _registry.Url,
-                ["SchemaRegistry:schema.registry.bearer.auth.credentials.source"] = "OAUTHBEARER",
-                ["SchemaRegistry:schema.registry.bearer.auth.token.endpoint.url"] = tokens.Url,
-                ["SchemaRegistry:schema.registry.bearer.auth.client.id"] = "orders-service",
-                ["SchemaRegistry:schema.registry.bearer.auth.client.secret"] = secret,
-                ["SchemaRegistry:schema.registry.bearer.auth.logical.cluster"] = "lsrc-12345",
-            }).Build();
             var handled = new ConcurrentQueue<long>();
-            var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-            builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
-            builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
-            builder.Services
-                .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options =>
+            using IHost host = BuildHost(
+                group,
+                new()
                 {
-                    options.DeadLetterProducer = _cluster.CreateProducerConfig();
-                    options.FailureExitCode = 0; // not the test process's exit code
-                    options.StopApplicationOnFailure = false;
-                })
-                .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
-                .Handle((record, _) =>
-                {
-                    handled.Enqueue(record.Offset.Value);
-                    return Task.CompletedTask;
-                });
-            using IHost host = builder.Build();
+                    ["bearer.auth.credentials.source"] = "OAUTHBEARER",
+                    ["bearer.auth.token.endpoint.url"] = tokens.Url,
+                    ["bearer.auth.client.id"] = "orders-service",
+                    ["bearer.auth.client.secret"] = secret,
+                    ["bearer.auth.logical.cluster"] = "lsrc-12345",
+                },
+                record => handled.Enqueue(record.Offset.Value));
             await host.StartAsync().WaitAsync(Deadline);
             HealthReport report = await Poll(host.Services.GetRequiredService<HealthCheckService>(), wanted);
             Wait.Until(() => handled.Count == handledCount, handledCount + " records handled", Deadline);
             await host.StopAsync().WaitAsync(Deadline);
             return (handled.ToList(), report);
         }
+    }
+
+    /// <summary>The hosted consumer of "orders" and its registry client, both from configuration; the registry's settings by Confluent's names.</summary>
+    private IHost BuildHost(string group, Dictionary<string, string?> registry, Action<ConsumeResult<Ignore, IMessage>> handle)
+    {
+        var settings = new Dictionary<string, string?>
+        {
+            ["Kafka:Orders:Topics:0"] = "orders",
+            ["Kafka:Orders:DeadLetterTopic"] = "orders.dlq",
+            ["Kafka:Orders:ReadAgainDelay"] = "00:00:00.05",
+            ["Kafka:Orders:Consumer:bootstrap.servers"] = _cluster.BootstrapServers,
+            ["Kafka:Orders:Consumer:group.id"] = group,
+            ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
+            ["Kafka:Orders:Consumer:auto.commit.interval.ms"] = "100",
+            ["Kafka:Orders:Consumer:session.timeout.ms"] = "6000", // a second member of the group waits out the first
+            ["SchemaRegistry:schema.registry.url"] = _registry.Url,
+        };
+        foreach (KeyValuePair<string, string?> setting in registry)
+        {
+            settings["SchemaRegistry:schema.registry." + setting.Key] = setting.Value;
+        }
+
+        IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
+        builder.Services.AddSingleton(_ => new RegistryClient(RegistryClientOptions.FromSettings(configuration.GetSection("SchemaRegistry").AsEnumerable(makePathsRelative: true))));
+        builder.Services
+            .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options =>
+            {
+                options.DeadLetterProducer = _cluster.CreateProducerConfig();
+                options.FailureExitCode = 0; // not the test process's exit code
+                options.StopApplicationOnFailure = false;
+            })
+            .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
+            .Handle((record, _) =>
+            {
+                handle(record);
+                return Task.CompletedTask;
+            });
+        return builder.Build();
     }
 
     private static async Task<HealthReport> Poll(HealthCheckService health, HealthStatus wanted)
