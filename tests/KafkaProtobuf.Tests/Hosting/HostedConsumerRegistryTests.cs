@@ -84,23 +84,30 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         _registry.RequireBearerToken(tokens.IsValid);
         string group = "hosted-oauth-" + Guid.NewGuid().ToString("N");
 
-        (List<long> refusedHandled, HealthReport refused) = await RunUntil("wrong-Secret-2", HealthStatus.Unhealthy, handledCount: 0);
-        (List<long> handled, _) = await RunUntil("right-Secret-1", HealthStatus.Healthy, handledCount: 6);
+        (List<long> refusedHandled, HealthReport refused) = await RunUntil(group, "wrong-Secret-2", HealthStatus.Unhealthy, handledCount: 0);
+        List<TopicPartitionOffset> committed;
+        using (IConsumer<Ignore, Ignore> probe = new ConsumerBuilder<Ignore, Ignore>(_cluster.CreateConsumerConfig(group)).Build())
+        {
+            committed = probe.Committed([new TopicPartition("orders", 0)], Deadline);
+        }
+
+        (List<long> handled, _) = await RunUntil(group + "-fixed", "right-Secret-1", HealthStatus.Healthy, handledCount: 6);
 
         Assert.Empty(refusedHandled);
+        Assert.Equal(Offset.Unset, Assert.Single(committed).Offset); // the refused run committed nothing
         string reason = refused.Entries["kafkaprotobuf-consumers"].Description ?? string.Empty;
         Assert.Contains("refused this application's credentials", reason, StringComparison.Ordinal);
         Assert.Contains("invalid_client", reason, StringComparison.Ordinal);
         Assert.DoesNotContain("wrong-Secret-2", reason, StringComparison.Ordinal);
-        Assert.Equal([0L, 1, 2, 4, 5, 6], handled); // the refused run committed nothing
+        Assert.Equal([0L, 1, 2, 4, 5, 6], handled);
         Assert.Single(ReadDeadLetters(_cluster.CreateConsumerConfig(), "orders.dlq", Deadline)); // the poison record only
         Assert.Equal(orders.Count, handled.Count);
 
-        async Task<(List<long> Handled, HealthReport Health)> RunUntil(string secret, HealthStatus wanted, int handledCount)
+        async Task<(List<long> Handled, HealthReport Health)> RunUntil(string groupId, string secret, HealthStatus wanted, int handledCount)
         {
             var handled = new ConcurrentQueue<long>();
             using IHost host = BuildHost(
-                group,
+                groupId,
                 new()
                 {
                     ["bearer.auth.credentials.source"] = "OAUTHBEARER",
@@ -130,7 +137,6 @@ public sealed class HostedConsumerRegistryTests : IDisposable
             ["Kafka:Orders:Consumer:group.id"] = group,
             ["Kafka:Orders:Consumer:auto.offset.reset"] = "earliest",
             ["Kafka:Orders:Consumer:auto.commit.interval.ms"] = "100",
-            ["Kafka:Orders:Consumer:session.timeout.ms"] = "6000", // a second member of the group waits out the first
             ["SchemaRegistry:schema.registry.url"] = _registry.Url,
         };
         foreach (KeyValuePair<string, string?> setting in registry)
