@@ -40,7 +40,7 @@ public class StreamizSerDesBenchmarks
         _client = new RegistryClient(_registry.Url);
         _serdes = new RegistryProtobufSerDes<AddressBook.AddressBook>(_client);
         _context = new SerializationContext(MessageComponentType.Value, Payloads.Topic, new Headers());
-        _frame = _serdes.Serialize(_book, _context); // registers; then reads once, which fetches the writer's schema
+        _frame = _serdes.Serialize(_book, _context)!; // registers; then reads once, which fetches the writer's schema
         _serdes.Deserialize(_frame, _context);
 #if CONFLUENT
         _confluentClient = new CachedSchemaRegistryClient(new SchemaRegistryConfig { Url = _registry.Url });
@@ -61,10 +61,10 @@ public class StreamizSerDesBenchmarks
     }
 
     [Benchmark(Baseline = true, Description = "Deserialize: RegistryProtobufSerDes<T>")]
-    public AddressBook.AddressBook Deserialize() => _serdes.Deserialize(_frame, _context);
+    public AddressBook.AddressBook? Deserialize() => _serdes.Deserialize(_frame, _context);
 
     [Benchmark(Description = "Serialize: RegistryProtobufSerDes<T>")]
-    public byte[] Serialize() => _serdes.Serialize(_book, _context);
+    public byte[]? Serialize() => _serdes.Serialize(_book, _context);
 
 #if CONFLUENT
     [Benchmark(Description = "Deserialize: Confluent's ProtobufDeserializer<T>, sync over async (SchemaProtobufSerDes's path)")]

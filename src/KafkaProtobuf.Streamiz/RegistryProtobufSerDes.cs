@@ -70,27 +70,30 @@ public sealed class RegistryProtobufSerDes<T> : ISerDes<T>
     /// <returns>The message, or <see langword="null"/>.</returns>
     /// <exception cref="InvalidFrameException">Bad data.</exception>
     /// <exception cref="SchemaUnavailableException">The registry could not be asked: not bad data.</exception>
-    public T Deserialize(byte[] data, SerializationContext context) =>
-        data is null ? null! : Ready().Deserializer.Deserialize(data, isNull: false, context)!;
+    public T? Deserialize(byte[]? data, SerializationContext context) =>
+        data is null ? null : Ready().Deserializer.Deserialize(data, isNull: false, context);
 
     /// <summary>Writes a message with its schema id (registered on a subject's first record) in the prefix; <see langword="null"/> for a tombstone.</summary>
     /// <param name="data">The message, or <see langword="null"/>.</param>
     /// <param name="context">The topic (the subject's) and component.</param>
     /// <returns>The bytes, or <see langword="null"/>.</returns>
-    public byte[] Serialize(T data, SerializationContext context) =>
-        data is null ? null! : Ready().Serializer.Serialize(data, context)!;
+    public byte[]? Serialize(T? data, SerializationContext context) =>
+        data is null ? null : Ready().Serializer.Serialize(data, context);
+
+    /// <summary>Streamiz's view of <see cref="Deserialize"/>: <see langword="null"/> for a tombstone all the same.</summary>
+    T ISerDes<T>.Deserialize(byte[] data, SerializationContext context) => Deserialize(data, context)!;
 
     /// <inheritdoc cref="Deserialize"/>
-    public object DeserializeObject(byte[] data, SerializationContext context) => Deserialize(data, context);
+    public object? DeserializeObject(byte[]? data, SerializationContext context) => Deserialize(data, context);
 
     /// <summary>Writes a message of type <typeparamref name="T"/>, or <see langword="null"/> as a tombstone.</summary>
     /// <param name="data">The message.</param>
     /// <param name="context">The topic and component.</param>
     /// <returns>The bytes.</returns>
     /// <exception cref="InvalidOperationException">The object is not a <typeparamref name="T"/>.</exception>
-    public byte[] SerializeObject(object data, SerializationContext context) => data switch
+    public byte[]? SerializeObject(object? data, SerializationContext context) => data switch
     {
-        null => null!,
+        null => null,
         T message => Serialize(message, context),
         _ => throw new InvalidOperationException("RegistryProtobufSerDes<" + typeof(T).Name + "> cannot write a " + data.GetType().FullName + "."),
     };
