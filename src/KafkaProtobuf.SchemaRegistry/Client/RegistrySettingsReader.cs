@@ -23,16 +23,41 @@ internal static class RegistrySettingsReader
         ["value.subject.name.strategy"] = "set RegistrySerializerOptions.SubjectNaming on the serializer (Confluent has deprecated this key too)",
     };
 
-    /// <summary>Every key read or refused by name, without the prefix.</summary>
-    internal static readonly string[] Names =
+    /// <summary>The keys read on their own: each sets its option from its value (the key as given names it in an error).</summary>
+    private static readonly Dictionary<string, Action<RegistryClientOptions, string, string>> ReadAlone = new(StringComparer.Ordinal)
+    {
+        ["url"] = (options, _, value) =>
+        {
+            foreach (string url in value.Split(',').Select(u => u.Trim()).Where(u => u.Length > 0))
+            {
+                options.Urls.Add(url);
+            }
+        },
+        ["basic.auth.user.info"] = (options, _, value) => options.BasicAuthUserInfo = value,
+        ["bearer.auth.logical.cluster"] = (options, _, value) => options.LogicalCluster = value,
+        ["bearer.auth.identity.pool.id"] = (options, _, value) => options.IdentityPoolId = value,
+        ["ssl.ca.location"] = (options, key, value) => options.TrustedCertificateAuthorities.AddRange(FromFile(key, () => RegistryCertificates.LoadAuthorities(value))),
+        ["enable.ssl.certificate.verification"] = (options, key, value) => options.VerifyServerCertificate = Flag(key, value),
+        ["connections.max.per.server"] = (options, key, value) => options.MaxConnectionsPerServer = Number(key, value, minimum: 1),
+        ["request.timeout.ms"] = (options, key, value) => options.RequestTimeout = TimeSpan.FromMilliseconds(Number(key, value, minimum: 1)),
+        ["max.retries"] = (options, key, value) => options.MaxRetries = Number(key, value, minimum: 0),
+        ["retries.wait.ms"] = (options, key, value) => options.RetryBackoff = TimeSpan.FromMilliseconds(Number(key, value, minimum: 0)),
+        ["retries.max.wait.ms"] = (options, key, value) => options.MaxRetryBackoff = TimeSpan.FromMilliseconds(Number(key, value, minimum: 0)),
+    };
+
+    /// <summary>The keys read with the ones they go with, once all are known.</summary>
+    private static readonly string[] ReadTogether =
     [
-        "url", "basic.auth.credentials.source", "basic.auth.user.info", "bearer.auth.credentials.source", "bearer.auth.token",
-        "bearer.auth.logical.cluster", "bearer.auth.identity.pool.id", "bearer.auth.client.id", "bearer.auth.client.secret",
-        "bearer.auth.scope", "bearer.auth.token.endpoint.url", "bearer.auth.issuer.endpoint.url", "bearer.auth.token.endpoint.query",
-        "ssl.ca.location", "ssl.keystore.location", "ssl.keystore.password", "enable.ssl.certificate.verification",
-        "connections.max.per.server", "request.timeout.ms", "max.retries", "retries.wait.ms", "retries.max.wait.ms",
-        "max.cached.schemas", "latest.cache.ttl.secs", "key.subject.name.strategy", "value.subject.name.strategy",
+        "basic.auth.credentials.source", "bearer.auth.credentials.source", "bearer.auth.token", "bearer.auth.client.id",
+        "bearer.auth.client.secret", "bearer.auth.scope", "bearer.auth.token.endpoint.url", "bearer.auth.token.endpoint.query",
+        "ssl.keystore.location", "ssl.keystore.password",
     ];
+
+    /// <summary>Java's name for <c>bearer.auth.token.endpoint.url</c>, read as it.</summary>
+    private const string IssuerEndpointAlias = "bearer.auth.issuer.endpoint.url";
+
+    /// <summary>Every key read or refused by name, without the prefix.</summary>
+    internal static readonly string[] Names = [.. ReadAlone.Keys, .. ReadTogether, IssuerEndpointAlias, .. Refused.Keys];
 
     internal static RegistryClientOptions Read(IEnumerable<KeyValuePair<string, string?>> settings, IEnumerable<KeyValuePair<string, string>>? kafkaClientSettings)
     {
@@ -47,7 +72,7 @@ internal static class RegistrySettingsReader
             if (setting.Value is { } value)
             {
                 string key = setting.Key.StartsWith(Prefix, StringComparison.Ordinal) ? setting.Key.Substring(Prefix.Length) : setting.Key;
-                values[key == "bearer.auth.issuer.endpoint.url" ? "bearer.auth.token.endpoint.url" : key] = (setting.Key, value);
+                values[key == IssuerEndpointAlias ? "bearer.auth.token.endpoint.url" : key] = (setting.Key, value);
             }
         }
 
@@ -55,64 +80,19 @@ internal static class RegistrySettingsReader
         foreach (KeyValuePair<string, (string Key, string Value)> entry in values)
         {
             (string key, string value) = entry.Value;
-            switch (entry.Key)
+            if (ReadAlone.TryGetValue(entry.Key, out Action<RegistryClientOptions, string, string>? read))
             {
-                case "url":
-                    foreach (string url in value.Split(',').Select(u => u.Trim()).Where(u => u.Length > 0))
-                    {
-                        options.Urls.Add(url);
-                    }
-
-                    break;
-                case "basic.auth.user.info":
-                    options.BasicAuthUserInfo = value;
-                    break;
-                case "bearer.auth.logical.cluster":
-                    options.LogicalCluster = value;
-                    break;
-                case "bearer.auth.identity.pool.id":
-                    options.IdentityPoolId = value;
-                    break;
-                case "ssl.ca.location":
-                    options.TrustedCertificateAuthorities.AddRange(FromFile(key, () => RegistryCertificates.LoadAuthorities(value)));
-                    break;
-                case "ssl.keystore.location":
-                    options.ClientCertificate = FromFile(key, () => RegistryCertificates.LoadClientCertificate(value, values.TryGetValue("ssl.keystore.password", out var password) ? password.Value : null));
-                    break;
-                case "enable.ssl.certificate.verification":
-                    options.VerifyServerCertificate = Flag(key, value);
-                    break;
-                case "connections.max.per.server":
-                    options.MaxConnectionsPerServer = Number(key, value, minimum: 1);
-                    break;
-                case "request.timeout.ms":
-                    options.RequestTimeout = TimeSpan.FromMilliseconds(Number(key, value, minimum: 1));
-                    break;
-                case "max.retries":
-                    options.MaxRetries = Number(key, value, minimum: 0);
-                    break;
-                case "retries.wait.ms":
-                    options.RetryBackoff = TimeSpan.FromMilliseconds(Number(key, value, minimum: 0));
-                    break;
-                case "retries.max.wait.ms":
-                    options.MaxRetryBackoff = TimeSpan.FromMilliseconds(Number(key, value, minimum: 0));
-                    break;
-                case "basic.auth.credentials.source" or "bearer.auth.credentials.source" or "bearer.auth.token"
-                    or "bearer.auth.client.id" or "bearer.auth.client.secret" or "bearer.auth.scope"
-                    or "bearer.auth.token.endpoint.url" or "bearer.auth.token.endpoint.query" or "ssl.keystore.password":
-                    break; // read with the keys they go with, below
-                default:
-                    throw Refuse(key, Refused.TryGetValue(entry.Key, out string? reason)
-                        ? "is not supported: " + reason
-                        : "is not a Schema Registry setting this client knows (Confluent's names, with or without 'schema.registry.')");
+                read(options, key, value);
+            }
+            else if (Array.IndexOf(ReadTogether, entry.Key) < 0)
+            {
+                throw Refuse(key, Refused.TryGetValue(entry.Key, out string? reason)
+                    ? "is not supported: " + reason
+                    : "is not a Schema Registry setting this client knows (Confluent's names, with or without 'schema.registry.')");
             }
         }
 
-        if (values.TryGetValue("ssl.keystore.password", out var orphan) && !values.ContainsKey("ssl.keystore.location"))
-        {
-            throw Refuse(orphan.Key, "is set without ssl.keystore.location, the key store it opens");
-        }
-
+        ReadKeyStore(values, options);
         ReadBasicSource(values, kafkaClientSettings, options);
         ReadBearer(values, options);
         if (options.Urls.Count == 0)
@@ -121,6 +101,19 @@ internal static class RegistrySettingsReader
         }
 
         return options;
+    }
+
+    private static void ReadKeyStore(Dictionary<string, (string Key, string Value)> values, RegistryClientOptions options)
+    {
+        bool hasPassword = values.TryGetValue("ssl.keystore.password", out var password);
+        if (values.TryGetValue("ssl.keystore.location", out var location))
+        {
+            options.ClientCertificate = FromFile(location.Key, () => RegistryCertificates.LoadClientCertificate(location.Value, hasPassword ? password.Value : null));
+        }
+        else if (hasPassword)
+        {
+            throw Refuse(password.Key, "is set without ssl.keystore.location, the key store it opens");
+        }
     }
 
     private static void ReadBasicSource(Dictionary<string, (string Key, string Value)> values, IEnumerable<KeyValuePair<string, string>>? kafka, RegistryClientOptions options)
