@@ -56,7 +56,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     /// <returns>The schema.</returns>
     /// <exception cref="SchemaRegistryRequestException">The request failed (40403: no such schema).</exception>
     public Task<RegistrySchema> GetSchemaAsync(int id, CancellationToken cancellationToken = default) =>
-        WaitAsync(_byId.RunAsync(new IdKey(SchemaIdentifier.FromId(id)), FetchByIdAsync), cancellationToken);
+        CallerWait.WaitAsync(_byId.RunAsync(new IdKey(SchemaIdentifier.FromId(id)), FetchByIdAsync), cancellationToken);
 
     /// <summary>The schema of a GUID (<c>GET /schemas/guids/{guid}?format=serialized</c>).</summary>
     /// <param name="schemaGuid">The schema GUID.</param>
@@ -64,7 +64,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     /// <returns>The schema.</returns>
     /// <exception cref="SchemaRegistryRequestException">The request failed (40403: no such schema).</exception>
     public Task<RegistrySchema> GetSchemaByGuidAsync(Guid schemaGuid, CancellationToken cancellationToken = default) =>
-        WaitAsync(_byId.RunAsync(new IdKey(SchemaIdentifier.FromGuid(schemaGuid)), FetchByIdAsync), cancellationToken);
+        CallerWait.WaitAsync(_byId.RunAsync(new IdKey(SchemaIdentifier.FromGuid(schemaGuid)), FetchByIdAsync), cancellationToken);
 
     /// <summary>A version of a subject (<c>GET /subjects/{subject}/versions/{version}?format=serialized</c>).</summary>
     /// <param name="subject">The subject.</param>
@@ -80,7 +80,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
             throw new ArgumentOutOfRangeException(nameof(version), version, "Versions start at 1.");
         }
 
-        return WaitAsync(_byVersion.RunAsync(new VersionKey(subject, version), FetchVersionAsync), cancellationToken);
+        return CallerWait.WaitAsync(_byVersion.RunAsync(new VersionKey(subject, version), FetchVersionAsync), cancellationToken);
     }
 
     /// <summary>The latest version of a subject (<c>GET /subjects/{subject}/versions/latest?format=serialized</c>).</summary>
@@ -155,7 +155,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
             throw new ArgumentException("The schema identifier is empty.", nameof(schemaId));
         }
 
-        return WaitAsync(_files.RunAsync(new IdKey(schemaId), BuildFileAsync), cancellationToken);
+        return CallerWait.WaitAsync(_files.RunAsync(new IdKey(schemaId), BuildFileAsync), cancellationToken);
     }
 
     /// <summary>
@@ -206,7 +206,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         CheckSubject(subject);
         SchemaRequestJson request = Request(schema, schemaType, references);
         var key = new RegistrationKey(subject, schema, schemaType, references, normalize, register);
-        return await WaitAsync(_registrations.RunAsync(key, async k =>
+        return await CallerWait.WaitAsync(_registrations.RunAsync(key, async k =>
         {
             string path = "/subjects/" + RegistryPaths.Segment(subject) + (register ? "/versions" : string.Empty) + "?normalize=" + RegistryPaths.Flag(normalize);
             SchemaJson json = await _transport.SendAsync(HttpMethod.Post, path, request, RegistryJsonContext.Default.SchemaJson, CancellationToken.None).ConfigureAwait(false);
@@ -246,8 +246,6 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
             System.Guid.TryParse(json.Guid, out Guid guid) ? guid : id.Guid,
             json.Subject ?? subject,
             json.Version);
-
-    private static Task<T> WaitAsync<T>(Task<T> task, CancellationToken cancellationToken) => CallerWait.WaitAsync(task, cancellationToken);
 
     private static void CheckSubject(string subject)
     {
