@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using System.Threading.Tasks;
 using KafkaProtobuf.Tests.Shared;
 
 namespace KafkaProtobuf.PackageTests;
@@ -11,20 +12,22 @@ namespace KafkaProtobuf.PackageTests;
 /// </summary>
 public sealed class PackedPackages : IDisposable
 {
+    private static readonly string[] Projects = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Tool"];
+
     public PackedPackages()
     {
         Version = "0.0.0-ci." + DateTime.UtcNow.ToString("yyyyMMddHHmmssfff", CultureInfo.InvariantCulture);
         WorkDirectory = Directory.CreateTempSubdirectory("kafkaprotobuf-package-tests-").FullName;
         Feed = Path.Combine(WorkDirectory, "feed");
-        foreach (string project in new[] { "KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Tool" })
-        {
-            // This test project references both (without their assemblies), so every target framework is built by now;
-            // packing without building cannot race the rest of the solution's build.
-            DotNet.Dotnet(
+        // This test project references them all (without their assemblies), so every target framework is built by now;
+        // packing without building cannot race the rest of the solution's build. Without a build, pack restores nothing
+        // and writes only its own project's files, so the six run side by side (each is mostly MSBuild starting up).
+        Parallel.ForEach(
+            Projects,
+            project => DotNet.Dotnet(
                 $"pack src/{project}/{project}.csproj -c Release --no-build -o \"{Feed}\" -p:Version={Version}",
                 DotNet.RepositoryRoot,
-                TimeSpan.FromMinutes(5));
-        }
+                TimeSpan.FromMinutes(5)));
     }
 
     public string Version { get; }
