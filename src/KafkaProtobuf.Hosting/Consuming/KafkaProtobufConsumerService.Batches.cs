@@ -181,16 +181,14 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
 
     AfterConclusion IRecordScheduling<RecordBatch<TKey, TValue>>.Conclude(RecordBatch<TKey, TValue> batch)
     {
-        if (batch.Poison is { } poison)
-        {
-            using Activity? poisonActivity = _tracing.StartPoison(poison);
-            return DeadLetterPoison(poison, poisonActivity);
-        }
-
-        AfterConclusion after = InSpan(batch.Activity, (Service: this, Batch: batch), static (state, activity) => state.Service.ConcludeBatch(state.Batch, activity));
+        AfterConclusion after = batch.Poison is { } poison
+            ? DeadLetterPoison(poison)
+            : InSpan(batch.Activity, (Service: this, Batch: batch), static (state, activity) => state.Service.ConcludeBatch(state.Batch, activity));
         if (after == AfterConclusion.ReadAgain)
         {
-            _collector!.Discard(batch.Position.TopicPartition); // read again from the failed record: what was collected after it too
+            // Read again from the record whose dead letter failed (a poison record's, or one of the batch's): what the
+            // collector took of its partition since then belongs to the old reading and must not reach the handler.
+            _collector!.Discard(batch.Position.TopicPartition);
         }
 
         return after;

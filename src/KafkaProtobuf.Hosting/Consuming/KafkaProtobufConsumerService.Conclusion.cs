@@ -96,8 +96,12 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         }
     }
 
-    private AfterConclusion DeadLetterPoison(ConsumeException poison, Activity? activity) =>
-        DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+    /// <summary>Dead-letters a poison record in a span of its own (it had none: no handler ran).</summary>
+    private AfterConclusion DeadLetterPoison(ConsumeException poison)
+    {
+        using Activity? activity = _tracing.StartPoison(poison);
+        return DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+    }
 
     /// <summary>Writes a dead letter (see <see cref="Forward"/>); without a dead-letter topic the consumer stops.</summary>
     private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)

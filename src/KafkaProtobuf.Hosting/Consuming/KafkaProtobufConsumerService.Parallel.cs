@@ -170,8 +170,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     {
         if (record.Poison is { } poison)
         {
-            using Activity? poisonActivity = _tracing.StartPoison(poison);
-            return DeadLetterPoison(poison, poisonActivity);
+            return DeadLetterPoison(poison);
         }
 
         return InSpan(record.Activity, (Service: this, Record: record), static (state, activity) =>

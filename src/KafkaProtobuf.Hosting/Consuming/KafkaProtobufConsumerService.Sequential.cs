@@ -49,8 +49,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     {
         if (consumed == Consumed.Poison)
         {
-            using Activity? activity = _tracing.StartPoison(unread);
-            return DeadLetterPoison(unread, activity);
+            return DeadLetterPoison(unread);
         }
 
         _consumer!.Seek(unread.ConsumerRecord.TopicPartitionOffset);

@@ -9,6 +9,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -228,6 +229,46 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "cut.dlq", Deadline);
         Assert.Equal([5L, 12L], letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
         Assert.Equal([20L], Committed("cut", 1));
+    }
+
+    [Fact]
+    public async Task APoisonRecordWhoseDeadLetterFails_DropsWhatWasCollectedAfterIt_SoTheHandlerNeverSeesItsPartitionOutOfOrder()
+    {
+        // Poison at 5; the batch before it is held in its handler until the loop has collected records after the poison
+        // (a full batch 6..15 waiting in the lane, an open one from 16 in the collector). Then the poison's dead letter
+        // fails once, retriably: the partition is read again from 5, and nothing collected before that may be handed over.
+        ProduceAcrossPartitions("cut-again", 1, 30, (0, 5));
+        Cluster.CreateTopic("cut-again.dlq", 1);
+        var seen = new ConcurrentQueue<long>();
+        var probe = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        (IHost host, _) = Start("cut-again", async (batch, token) =>
+        {
+            await Task.Yield();
+            if (batch[0].Offset.Value == 0 && seen.IsEmpty)
+            {
+                Wait.Until(() => probe.HighestDelivered >= 18, "the loop to collect records past the poison", Deadline);
+                Cluster.FailNextRequests(KafkaApi.Produce, ErrorCode.NotEnoughReplicas, 1); // the poison's dead letter, next
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                seen.Enqueue(record.Offset.Value);
+            }
+        }, options =>
+        {
+            options.MaxConcurrentRecords = 2;
+            options.Batches.MaxSize = 10;
+            options.Batches.MaxWait = TimeSpan.FromMilliseconds(300);
+            options.DeadLetterProducer!.EnableIdempotence = false; // so that a failed produce is not retried inside the producer
+            options.DeadLetterProducer.MessageSendMaxRetries = 0;
+        }, services => services.AddSingleton<IConsumerProbe>(probe));
+
+        Wait.Until(() => Committed("cut-again", 1).SequenceEqual([30L]), "the partition committed to its end", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Contains(probe.MovedBackTo, p => p == 5); // the dead letter did fail, and the partition went back to it
+        Assert.Equal(Offsets(0, 30, 5), seen); // each record once, in the partition's order
+        Assert.Equal([5L], ReadDeadLetters(Cluster.CreateConsumerConfig(), "cut-again.dlq", Deadline).Select(l => SourceOf(l.Message.Headers).Offset.Value));
     }
 
     [Fact]
@@ -466,10 +507,15 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     {
         private int _owned;
         private int _deliveries;
+        private long _highestDelivered = -1;
 
         public int Owned => Volatile.Read(ref _owned);
 
         public int Deliveries => Volatile.Read(ref _deliveries);
+
+        public long HighestDelivered => Interlocked.Read(ref _highestDelivered);
+
+        public ConcurrentQueue<long> MovedBackTo { get; } = new();
 
         public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
         {
@@ -479,7 +525,14 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
 
         public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) => Interlocked.Add(ref _owned, partitions.Count);
 
-        public void Delivered(string consumer, TopicPartitionOffset record) => Interlocked.Increment(ref _deliveries);
+        public void Delivered(string consumer, TopicPartitionOffset record)
+        {
+            Interlocked.Increment(ref _deliveries);
+            long seen;
+            while ((seen = Interlocked.Read(ref _highestDelivered)) < record.Offset.Value && Interlocked.CompareExchange(ref _highestDelivered, record.Offset.Value, seen) != seen)
+            {
+            }
+        }
 
         public void Stored(string consumer, TopicPartitionOffset record)
         {
@@ -489,9 +542,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         {
         }
 
-        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
-        {
-        }
+        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable) => MovedBackTo.Enqueue(record.Offset.Value);
 
         public void Committed(string consumer, CommittedOffsets offsets)
         {
