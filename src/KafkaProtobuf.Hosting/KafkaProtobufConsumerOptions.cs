@@ -19,6 +19,9 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public ConsumerConfig Consumer { get; set; } = new();
 
+    /// <summary>The dead-letter producer's <c>message.max.bytes</c> unless <see cref="DeadLetterProducer"/> sets it: librdkafka's largest.</summary>
+    internal const int DeadLetterMessageMaxBytes = 1_000_000_000;
+
     /// <summary>The topics to subscribe to (at least one).</summary>
     public IList<string> Topics { get; } = new List<string>();
 
@@ -31,9 +34,12 @@ public sealed class KafkaProtobufConsumerOptions
     /// <summary>
     /// Settings for the dead-letter producer, laid over its defaults: the consumer's <c>bootstrap.servers</c>,
     /// <c>client.id</c> and security settings (<c>security.*</c>, <c>sasl.*</c>, <c>ssl.*</c>), <c>acks=all</c>,
-    /// idempotence on, and <c>message.timeout.ms</c> = <see cref="DeadLetterTimeout"/>. Set only what differs (say
-    /// <c>linger.ms</c>); what is set here wins. A <c>message.timeout.ms</c> longer than <see cref="DeadLetterTimeout"/>
-    /// is refused: the producer would go on delivering a dead letter the consumer gave up on and writes again.
+    /// idempotence on, <c>message.timeout.ms</c> = <see cref="DeadLetterTimeout"/>, and <c>message.max.bytes</c>
+    /// 1,000,000,000 (librdkafka's largest), so that the producer takes any dead letter (its record plus at most
+    /// <see cref="DeadLetters.DeadLetterMessages.MaxAddedBytes"/> a copy) and the dead-letter topic's
+    /// <c>max.message.bytes</c> decides. Set only what differs (say <c>linger.ms</c>); what is set here wins. A
+    /// <c>message.timeout.ms</c> longer than <see cref="DeadLetterTimeout"/> is refused: the producer would go on
+    /// delivering a dead letter the consumer gave up on and writes again.
     /// </summary>
     public ProducerConfig? DeadLetterProducer { get; set; }
 
@@ -237,6 +243,10 @@ public sealed class KafkaProtobufConsumerOptions
             Acks = Acks.All,
             EnableIdempotence = true,
             MessageTimeoutMs = (int)Math.Ceiling(DeadLetterTimeout.TotalMilliseconds),
+
+            // A dead letter is its record plus at most DeadLetterMessages.MaxAddedBytes a copy: librdkafka's own limit
+            // (1,000,000) would refuse one whose record was near it, so the producer takes any, and the topic's decides.
+            MessageMaxBytes = DeadLetterMessageMaxBytes,
         };
         foreach (KeyValuePair<string, string> setting in Consumer)
         {

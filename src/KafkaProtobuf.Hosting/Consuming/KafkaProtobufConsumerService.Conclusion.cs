@@ -23,7 +23,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         {
             case HandlerOutcome.Handled:
                 StoreOffset(record);
-                _status.RecordDone();
+                _status.RecordDone(record.Topic, record.Partition);
                 return AfterConclusion.Continue;
             case HandlerOutcome.DeadLetter when _options.DeadLetterTopic is not null || (_retries is not null && result.AttemptsRanOut):
                 (byte[]? key, byte[]? value) = ownBytes ?? (_keys.ToArray(), _values.ToArray());
@@ -40,7 +40,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 Fail(
                     "the handler failed on " + PositionText.Of(record.Topic, record.Partition, record.Offset)
                         + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
-                        + " (" + e.GetType().Name + ": " + e.Message + ")",
+                        + " (" + Why(e) + ")",
                     e);
                 return AfterConclusion.Stop;
             default:
@@ -63,15 +63,15 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                     foreach (ConsumeResult<TKey, TValue> last in batch.LastOfEachPartition())
                     {
                         StoreOffset(last);
+                        _status.RecordDone(last.Topic, last.Partition);
                     }
 
-                    _status.RecordDone();
                     return AfterConclusion.Continue;
                 case HandlerOutcome.Cancelled:
                     return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
                 case HandlerOutcome.Stop when batch.RecordResults is null:
                     Exception e = batch.Result.Failure!;
-                    Fail("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + e.GetType().Name + ": " + e.Message + ")", e);
+                    Fail("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + Why(e) + ")", e);
                     return AfterConclusion.Stop;
             }
 
@@ -109,7 +109,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         if (_options.DeadLetterTopic is not { } topic)
         {
             string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
-            Fail(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + failure.Message + ")", failure);
+            Fail(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + Why(failure) + ")", failure);
             return AfterConclusion.Stop;
         }
 
@@ -119,7 +119,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             ConsumerTracing.DeadLettered(activity, topic, reason);
             _probe?.DeadLettered(Name, record.TopicPartitionOffset);
             KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
-            ConsumerLog.DeadLettered(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, reason, failure.GetType().Name + ": " + failure.Message);
+            ConsumerLog.DeadLettered(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, reason, Why(failure));
         });
     }
 
@@ -131,7 +131,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         {
             ConsumerTracing.SentToRetryTopic(activity, topic, tier);
             KafkaProtobufConsumerMetrics.SentToRetryTopic(_tag, tier);
-            ConsumerLog.SentToRetryTopic(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, due, failure.GetType().Name + ": " + failure.Message);
+            ConsumerLog.SentToRetryTopic(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, due, Why(failure));
         });
     }
 
@@ -146,7 +146,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         {
             send();
             written();
-            _status.RecordDone();
+            _status.RecordDone(record.Topic, record.Partition);
             return AfterConclusion.Continue;
         }
         catch (DeadLetterException d) when (d.IsRetriable)
@@ -160,8 +160,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         catch (DeadLetterException d)
         {
             Fail(
-                where + " cannot be written to '" + topic + "' (" + d.Error.Code
-                    + ", not retriable): nothing was stored past the record, which is read again when the consumer restarts",
+                where + " cannot be written to '" + topic + "' (" + d.Error.Code + ": " + BoundedText.Cut(d.Error.Reason)
+                    + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
             return AfterConclusion.Stop;
         }
@@ -179,6 +179,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             ConsumerLog.OffsetNotStored(_logger, Name, record.Topic, record.Partition.Value, record.Offset.Value, e.Error.Code);
         }
     }
+
+    /// <summary>An exception in a log line or a failure's reason: its type and its message, cut (a handler's message may be of any length).</summary>
+    private static string Why(Exception e) => e.GetType().Name + ": " + BoundedText.Cut(e.Message);
 
     /// <summary>A record as it was written, for its dead letter: its key and value bytes, headers and position.</summary>
     private static ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record, byte[]? key, byte[]? value) => new()

@@ -189,7 +189,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
         catch (Exception e)
         {
-            Fail("the consume loop failed: " + e.Message, e);
+            Fail("the consume loop failed: " + Why(e), e);
         }
         finally
         {
@@ -235,14 +235,15 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         {
             // Waiting cannot fix credentials: stop loudly (nothing past the record is stored) rather than retry for ever.
             unread = e;
-            Fail(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + denied.InnerException!.Message + ")", denied);
+            Fail(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + BoundedText.Cut(denied.InnerException!.Message) + ")", denied);
             return Consumed.Failed;
         }
         catch (ConsumeException e) when (e.IsSchemaUnavailable())
         {
             unread = e;
             _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-            _status.SchemaWasUnavailable();
+            Exception why = e.InnerException?.InnerException ?? e.InnerException ?? e; // the source's own failure
+            _status.SchemaWasUnavailable(e.ConsumerRecord.TopicPartition, BoundedText.Cut(why.Message, 300));
             ConsumerLog.SchemaUnavailable(_logger, Name, PositionText.Of(e.ConsumerRecord.TopicPartitionOffset), _options.ReadAgainDelay, e.InnerException ?? e);
             return Consumed.SchemaUnavailable;
         }
@@ -282,6 +283,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
 
         RevokeCollected(partitions.Select(p => p.TopicPartition));
+        _status.Released(partitions.Select(p => p.TopicPartition));
 
         _probe?.Revoked(Name, partitions);
     }

@@ -113,7 +113,7 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         }
 
         string type = exception is InvalidFrameException frame ? frame.ErrorCode.ToString() : exception.GetType().FullName ?? exception.GetType().Name;
-        activity.SetStatus(ActivityStatusCode.Error, exception.Message);
+        activity.SetStatus(ActivityStatusCode.Error, BoundedText.Cut(exception.Message));
         activity.SetTag("error.type", type);
         Exception(activity, exception);
     }
@@ -162,7 +162,7 @@ internal sealed class ConsumerTracing(string consumer, string? group)
             return;
         }
 
-        activity.SetStatus(ActivityStatusCode.Error, exception.Message);
+        activity.SetStatus(ActivityStatusCode.Error, BoundedText.Cut(exception.Message));
         activity.SetTag("error.type", exception.GetType().FullName);
         Exception(activity, exception);
     }
@@ -171,6 +171,6 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         activity.AddEvent(new ActivityEvent("exception", tags: new ActivityTagsCollection
         {
             { "exception.type", exception.GetType().FullName },
-            { "exception.message", exception.Message },
+            { "exception.message", BoundedText.Cut(exception.Message) },
         }));
 }

@@ -7,8 +7,9 @@ using Microsoft.Extensions.Diagnostics.HealthChecks;
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
-/// The health of every hosted consumer: unhealthy when one has stopped or failed, degraded while one cannot obtain a
-/// writer's schema or keeps failing on a record, healthy otherwise. Each consumer's state is in the result's data.
+/// The health of every hosted consumer: unhealthy when one has stopped or failed, degraded while a partition of one waits
+/// for a writer's schema it cannot obtain (whatever its other partitions do) or its handler keeps failing on a record,
+/// healthy otherwise. Each consumer's state is in the result's data.
 /// </summary>
 internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerStates states) : IHealthCheck
 {
@@ -29,7 +30,8 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
                     unhealthy.Add(consumer.Name + " has stopped");
                     break;
                 case KafkaProtobufConsumerState.Running when consumer.SchemaUnavailable:
-                    degraded.Add(consumer.Name + " cannot obtain a writer's schema");
+                    (IReadOnlyList<string> partitions, string? reason) = consumer.WaitingForSchema();
+                    degraded.Add(consumer.Name + " cannot obtain a writer's schema for " + string.Join(", ", partitions) + (reason is null ? string.Empty : " (" + reason + ")"));
                     break;
                 case KafkaProtobufConsumerState.Running when consumer.FailedAttempts > 0:
                     degraded.Add(consumer.Name + "'s handler has failed " + Times(consumer.FailedAttempts) + " on a record");

@@ -23,17 +23,19 @@ internal sealed class OAuthTokenSource
     private readonly string _endpoint;
     private readonly HttpClient _http;
     private readonly TimeSpan _timeout;
+    private readonly int _maxResponseBytes;
     private readonly TimeProvider _time;
     private readonly object _lock = new();
     private Token? _current;
     private Task<Token>? _fetch;
 
-    internal OAuthTokenSource(OAuthClientCredentials credentials, HttpClient http, TimeSpan timeout, TimeProvider time)
+    internal OAuthTokenSource(OAuthClientCredentials credentials, HttpClient http, TimeSpan timeout, int maxResponseBytes, TimeProvider time)
     {
         _credentials = credentials;
         _endpoint = credentials.TokenEndpoint;
         _http = http;
         _timeout = timeout;
+        _maxResponseBytes = maxResponseBytes;
         _time = time;
     }
 
@@ -108,13 +110,14 @@ internal sealed class OAuthTokenSource
         int status;
         try
         {
-            using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseContentRead, timeout.Token).ConfigureAwait(false);
+            using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, timeout.Token).ConfigureAwait(false);
             status = (int)response.StatusCode;
-#if NET
-            body = await response.Content.ReadAsByteArrayAsync(timeout.Token).ConfigureAwait(false);
-#else
-            body = await response.Content.ReadAsByteArrayAsync().ConfigureAwait(false);
-#endif
+            bool tooLarge;
+            (body, tooLarge) = await BoundedContent.ReadAsync(response, _maxResponseBytes, timeout.Token).ConfigureAwait(false);
+            if (tooLarge)
+            {
+                throw new SchemaRegistryRequestException(_endpoint, status, null, "the OAuth token endpoint's answer is larger than MaxResponseBytes (" + _maxResponseBytes.ToString("N0", CultureInfo.InvariantCulture) + " bytes)", null);
+            }
         }
         catch (HttpRequestException e)
         {

@@ -24,6 +24,7 @@ namespace KafkaProtobuf.SchemaRegistry;
 public sealed class RegistryClient : IDisposable, ISchemaFileSource
 {
     private readonly RegistryTransport _transport;
+    private readonly ReferenceLimits _limits;
     private readonly SingleFlight<IdKey, RegistrySchema> _byId = new();
     private readonly SingleFlight<IdKey, FileDescriptor> _files = new();
     private readonly SingleFlight<VersionKey, RegistrySchema> _byVersion = new();
@@ -48,6 +49,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         }
 
         _transport = new RegistryTransport(options);
+        _limits = new ReferenceLimits(options.MaxReferences, options.MaxReferenceDepth, options.MaxResponseBytes);
     }
 
     /// <summary>The schema of an id, Protobuf ones as serialized descriptors (<c>GET /schemas/ids/{id}?format=serialized</c>).</summary>
@@ -146,8 +148,16 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     /// <param name="schemaId">The schema id or GUID.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The file.</returns>
-    /// <exception cref="SchemaRegistryRequestException">A request failed.</exception>
-    /// <exception cref="InvalidOperationException">The schema is not Protobuf, or does not build into a file (a reference is missing).</exception>
+    /// <exception cref="SchemaRegistryRequestException">
+    /// A request failed: the registry could not be asked, failed (5xx, 429), refused the credentials, or has no such
+    /// schema (404, error code 40403).
+    /// </exception>
+    /// <exception cref="UnusableSchemaException">
+    /// The registry's answer cannot be read as a Protobuf file: the schema is not Protobuf or does not build, a
+    /// reference is missing or refused, the registry refused the request for it (a 4xx with its error code, but for
+    /// 40403), or the answers are past <see cref="RegistryClientOptions.MaxResponseBytes"/>,
+    /// <see cref="RegistryClientOptions.MaxReferences"/> or <see cref="RegistryClientOptions.MaxReferenceDepth"/>.
+    /// </exception>
     public Task<FileDescriptor> GetFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken = default)
     {
         if (schemaId.Kind == SchemaIdKind.None)
@@ -161,16 +171,20 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     /// <summary>
     /// For the deserializers (<see cref="WriterSchemaOptions.Source"/>): <see cref="GetFileAsync"/>, with a schema the
     /// registry does not have (<c>40403</c>) answered <see langword="null"/>, so that its records are bad data
-    /// (<see cref="FrameErrorCode.UnknownSchemaId"/>); any other failure is thrown (the deserializer reports it as
-    /// <see cref="SchemaUnavailableException"/>); a refusal of the credentials is thrown as an
-    /// <see cref="UnauthorizedAccessException"/> around the <see cref="SchemaRegistryAuthenticationException"/>, so that the
-    /// deserializer's exception says <see cref="SchemaUnavailableException.IsAccessDenied"/>.
+    /// (<see cref="FrameErrorCode.UnknownSchemaId"/>), as are those of a schema that cannot be used
+    /// (<see cref="UnusableSchemaException"/>, <see cref="FrameErrorCode.UnusableWriterSchema"/>). A failure to ask is
+    /// thrown (the deserializer reports it as <see cref="SchemaUnavailableException"/>, and the record is read again): a
+    /// refusal of the credentials (401, or the token endpoint's) as an <see cref="UnauthorizedAccessException"/> around
+    /// the <see cref="SchemaRegistryAuthenticationException"/>, so that the deserializer's exception says
+    /// <see cref="SchemaUnavailableException.IsAccessDenied"/>; a 403 (these credentials may not read this schema) as it
+    /// is, an outage of this schema until the permission is granted, so that one record never stops the application.
     /// </summary>
     /// <param name="schemaId">The schema id or GUID.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The file, or <see langword="null"/> for a schema the registry does not have.</returns>
-    /// <exception cref="SchemaRegistryRequestException">The registry could not be asked, or failed.</exception>
-    /// <exception cref="UnauthorizedAccessException">The registry or the token endpoint refused the credentials.</exception>
+    /// <exception cref="SchemaRegistryRequestException">The registry could not be asked, failed, or refused this schema (403).</exception>
+    /// <exception cref="UnauthorizedAccessException">The registry (401) or the token endpoint refused the credentials.</exception>
+    /// <exception cref="UnusableSchemaException">The registry's answer for the identifier cannot be used.</exception>
     async Task<FileDescriptor?> ISchemaFileSource.GetSchemaFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken)
     {
         try
@@ -181,7 +195,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         {
             return null;
         }
-        catch (SchemaRegistryAuthenticationException e)
+        catch (SchemaRegistryAuthenticationException e) when (e.StatusCode == 401 || e.FromTokenEndpoint)
         {
             // The deserializer's contract for "waiting will not help" (SchemaUnavailableException.IsAccessDenied).
             throw new UnauthorizedAccessException(e.Message, e);
@@ -232,8 +246,17 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
 
     private async Task<FileDescriptor> BuildFileAsync(IdKey key)
     {
-        RegistrySchema schema = await _byId.RunAsync(key, FetchByIdAsync).ConfigureAwait(false);
-        return await WriterFileBuilder.BuildAsync(schema, (reference, token) => GetVersionAsync(reference.Subject, reference.Version, token), CancellationToken.None).ConfigureAwait(false);
+        RegistrySchema schema;
+        try
+        {
+            schema = await _byId.RunAsync(key, FetchByIdAsync).ConfigureAwait(false);
+        }
+        catch (SchemaRegistryRequestException e) when (WriterFileBuilder.IsFinalAnswer(e) && !(e.StatusCode == 404 && e.ErrorCode == 40403))
+        {
+            throw new UnusableSchemaException(key.Id, "the registry's answer for it cannot be used: " + e.Message, e);
+        }
+
+        return await WriterFileBuilder.BuildAsync(key.Id, schema, (reference, token) => GetVersionAsync(reference.Subject, reference.Version, token), _limits, CancellationToken.None).ConfigureAwait(false);
     }
 
     private static RegistrySchema ToSchema(

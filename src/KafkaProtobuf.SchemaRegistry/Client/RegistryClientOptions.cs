@@ -47,6 +47,37 @@ public sealed class RegistryClientOptions
     /// <summary>The longest back-off between retries. Default 2 s.</summary>
     public TimeSpan MaxRetryBackoff { get; set; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>The default <see cref="MaxResponseBytes"/>: 16 MiB.</summary>
+    public const int DefaultMaxResponseBytes = 16 * 1024 * 1024;
+
+    /// <summary>The default <see cref="MaxReferences"/>: 1,000.</summary>
+    public const int DefaultMaxReferences = 1000;
+
+    /// <summary>The default <see cref="MaxReferenceDepth"/>: 64.</summary>
+    public const int DefaultMaxReferenceDepth = 64;
+
+    /// <summary>
+    /// The largest answer the client reads from the registry or the OAuth token endpoint; also the most a writer's
+    /// schema and its references may take together. Default <see cref="DefaultMaxResponseBytes"/> (a real registry keeps
+    /// schemas in a Kafka topic whose records are 1 MB by default). A registry's answer past it is not read further: for
+    /// a writer's schema it is an answer that cannot be used (its records are bad data,
+    /// <see cref="FrameErrorCode.UnusableWriterSchema"/>), never retried. At least 1,024.
+    /// </summary>
+    public int MaxResponseBytes { get; set; } = DefaultMaxResponseBytes;
+
+    /// <summary>
+    /// The most references (imports, at every level) a writer's schema may pull in; past it the schema cannot be used
+    /// (<see cref="FrameErrorCode.UnusableWriterSchema"/>). Default <see cref="DefaultMaxReferences"/>.
+    /// </summary>
+    public int MaxReferences { get; set; } = DefaultMaxReferences;
+
+    /// <summary>
+    /// How deep a writer's schema's references may import one another (a file that imports a file that imports a file
+    /// is depth 3); past it the schema cannot be used (<see cref="FrameErrorCode.UnusableWriterSchema"/>). Default
+    /// <see cref="DefaultMaxReferenceDepth"/>.
+    /// </summary>
+    public int MaxReferenceDepth { get; set; } = DefaultMaxReferenceDepth;
+
     /// <summary>The most connections the client's own handler opens to one registry server (<c>connections.max.per.server</c>); <see langword="null"/>: the platform's default.</summary>
     public int? MaxConnectionsPerServer { get; set; }
 

@@ -33,6 +33,7 @@ internal sealed class RegistryTransport : IDisposable
     private readonly string? _identityPoolId;
     private readonly TimeSpan _timeout;
     private readonly int _maxRetries;
+    private readonly int _maxResponseBytes;
     private readonly ExponentialBackoff _backoff;
     private int _preferredUrl;
 
@@ -60,6 +61,11 @@ internal sealed class RegistryTransport : IDisposable
             throw new ArgumentOutOfRangeException(nameof(options), "The timeout must be positive, retries and back-offs not negative, and MaxRetryBackoff at least RetryBackoff.");
         }
 
+        if (options.MaxResponseBytes < 1024 || options.MaxReferences < 0 || options.MaxReferenceDepth < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), "MaxResponseBytes must be at least 1,024, MaxReferences not negative and MaxReferenceDepth at least 1.");
+        }
+
         if (options.TimeProvider is null)
         {
             throw new ArgumentException("TimeProvider must not be null.", nameof(options));
@@ -67,6 +73,7 @@ internal sealed class RegistryTransport : IDisposable
 
         _timeout = options.RequestTimeout;
         _maxRetries = options.MaxRetries;
+        _maxResponseBytes = options.MaxResponseBytes;
         _backoff = new ExponentialBackoff(options.RetryBackoff, options.MaxRetryBackoff);
         _logicalCluster = options.LogicalCluster;
         _identityPoolId = options.IdentityPoolId;
@@ -76,7 +83,7 @@ internal sealed class RegistryTransport : IDisposable
             _tokenHttp = options.HttpClient is null
                 ? new HttpClient(options.HttpMessageHandler ?? new HttpClientHandler(), disposeHandler: options.HttpMessageHandler is null) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
                 : null;
-            return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.TimeProvider);
+            return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.MaxResponseBytes, options.TimeProvider);
         });
 
         if (options.HttpClient is not null)
@@ -188,15 +195,23 @@ internal sealed class RegistryTransport : IDisposable
                 }
             }
 
-            using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseContentRead, timeout.Token).ConfigureAwait(false);
-#if NET
-            byte[] bytes = await response.Content.ReadAsByteArrayAsync(timeout.Token).ConfigureAwait(false);
-#else
-            byte[] bytes = await response.Content.ReadAsByteArrayAsync().ConfigureAwait(false);
-#endif
+            using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, timeout.Token).ConfigureAwait(false);
+            (byte[] bytes, bool tooLarge) = await BoundedContent.ReadAsync(response, _maxResponseBytes, timeout.Token).ConfigureAwait(false);
             int status = (int)response.StatusCode;
             if (status is >= 200 and < 300)
             {
+                if (tooLarge)
+                {
+                    // The registry's answer, and it would be the same next time: not retried.
+                    throw new SchemaRegistryRequestException(url, status, null, "the answer is larger than MaxResponseBytes (" + _maxResponseBytes.ToString("N0", CultureInfo.InvariantCulture) + " bytes)", null);
+                }
+
+                if (response.Content.Headers.ContentType?.MediaType is { } mediaType && mediaType.IndexOf("json", StringComparison.OrdinalIgnoreCase) < 0)
+                {
+                    // Not the registry talking (a proxy's or a portal's page): no answer about what was asked, so an outage.
+                    throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, "the answer (" + status.ToString(CultureInfo.InvariantCulture) + ", " + mediaType + ") is not the registry's JSON: " + Excerpt(bytes), null));
+                }
+
                 try
                 {
                     return JsonSerializer.Deserialize(bytes, responseType)
@@ -247,7 +262,7 @@ internal sealed class RegistryTransport : IDisposable
             ErrorJson? error = JsonSerializer.Deserialize(body, RegistryJsonContext.Default.ErrorJson);
             if (error is { Message: not null })
             {
-                return (error.ErrorCode, error.Message);
+                return (error.ErrorCode, BoundedText.Cut(error.Message));
             }
         }
         catch (JsonException)

@@ -28,7 +28,7 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
 
     /// <summary>Decodes one part; with <paramref name="expectedType"/>, a part whose path names another type is bad.</summary>
     /// <exception cref="OperationCanceledException">Ctrl+C while the schema source was asked.</exception>
-    /// <exception cref="Exception">The schema source failed: the tool stops with exit code 3.</exception>
+    /// <exception cref="Exception">The schema source failed (an outage, not an answer about the schema): the tool stops with exit code 3.</exception>
     public async Task<DecodedPart> DecodeAsync(byte[] data, SerializationContext context, bool indented, CancellationToken cancellationToken, string? expectedType = null)
     {
         FramingResult framing = ReadFraming(reader, data, context);
@@ -37,7 +37,16 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
             return new DecodedPart(framing, null, null, null);
         }
 
-        MessageTypeTable? table = await schemas.FindAsync(framing.SchemaId, cancellationToken).ConfigureAwait(false);
+        MessageTypeTable? table;
+        try
+        {
+            table = await schemas.FindAsync(framing.SchemaId, cancellationToken).ConfigureAwait(false);
+        }
+        catch (UnusableSchemaException e)
+        {
+            return new DecodedPart(framing, null, null, $"schema {framing.SchemaId} cannot be used: {e.Reason}");
+        }
+
         if (table is null)
         {
             return new DecodedPart(framing, null, null, $"schema {framing.SchemaId} is not known to {schemas.SourceName}");

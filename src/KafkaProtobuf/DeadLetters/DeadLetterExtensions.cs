@@ -1,4 +1,5 @@
 using System;
+using System.Globalization;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 
@@ -287,6 +288,11 @@ public static class DeadLetterExtensions
             cause = e;
         }
 
+        if (error.Code == ErrorCode.MsgSizeTooLarge)
+        {
+            error = new Error(error.Code, error.Reason + " (" + SizeAdvice(message, record, deadLetterTopic) + ")", error.IsFatal);
+        }
+
         // The consumer's position is already past the record: move it back, so that it is delivered again instead of
         // skipped when the loop carries on (and stored over by the next good record).
         try
@@ -299,5 +305,27 @@ public static class DeadLetterExtensions
         }
 
         throw new DeadLetterException(error, record.TopicPartitionOffset, deadLetterTopic, cause);
+    }
+
+    /// <summary>For a message refused for its size: both sizes, and the two settings that admit it.</summary>
+    private static string SizeAdvice(Message<byte[], byte[]> message, ConsumeResult<byte[], byte[]> record, string topic)
+    {
+        long written = SizeOf(message);
+        long read = SizeOf(record.Message);
+        return "it is " + written.ToString("N0", CultureInfo.InvariantCulture) + " bytes: the record's key, value and headers "
+            + read.ToString("N0", CultureInfo.InvariantCulture) + " and the headers added " + (written - read).ToString("N0", CultureInfo.InvariantCulture)
+            + "; raise max.message.bytes of topic '" + topic + "' and message.max.bytes of the producer above that";
+    }
+
+    /// <summary>Key, value and headers, names and values, as a broker's size limit counts them (less its few bytes of framing).</summary>
+    private static long SizeOf(Message<byte[], byte[]> message)
+    {
+        long size = (message.Key?.LongLength ?? 0) + (message.Value?.LongLength ?? 0);
+        foreach (IHeader header in message.Headers ?? [])
+        {
+            size += System.Text.Encoding.UTF8.GetByteCount(header.Key) + (header.GetValueBytes()?.LongLength ?? 0);
+        }
+
+        return size;
     }
 }

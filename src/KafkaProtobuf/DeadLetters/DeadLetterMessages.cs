@@ -10,8 +10,27 @@ namespace KafkaProtobuf.DeadLetters;
 /// The dead letter of a record a consumer could not deserialize, or whose handler failed: the record, byte for byte, with
 /// the failure in headers.
 /// </summary>
+/// <remarks>
+/// What a dead letter adds to its record is bounded, whatever the failure: each header value it writes is at most
+/// <see cref="MaxHeaderValueBytes"/> (a longer message is cut and ends <c>… [cut: N bytes in all]</c>; a trace header
+/// longer than that is left out), so a dead letter is at most its record plus <see cref="MaxAddedBytes"/>. A record
+/// that is copied again (a retry topic's copy, dead-lettered after its last tier) adds that much at each copy.
+/// </remarks>
 public static class DeadLetterMessages
 {
+    /// <summary>The most bytes (UTF-8) of any header value a dead letter adds: 1,024.</summary>
+    public const int MaxHeaderValueBytes = 1024;
+
+    /// <summary>
+    /// The most a dead letter (or a retry topic's copy) adds to its record, headers' names, values and framing included:
+    /// 16 KiB. Give the dead-letter topic's <c>max.message.bytes</c> and the producer's <c>message.max.bytes</c> that much
+    /// room above the largest record, for each time a record may be copied.
+    /// </summary>
+    public const int MaxAddedBytes = 16 * 1024;
+
+    /// <summary>Trace headers a dead letter carries at most (traceparent, tracestate, baggage and one more).</summary>
+    private const int MaxTraceHeaders = 4;
+
     /// <summary>
     /// The dead-letter message for a record that failed to deserialize: its original key, value and headers, unchanged,
     /// followed by the <see cref="DeadLetterHeaderNames"/> headers.
@@ -91,8 +110,20 @@ public static class DeadLetterMessages
         Add(headers, DeadLetterHeaderNames.SourcePartition, record.Partition.Value.ToString(CultureInfo.InvariantCulture));
         Add(headers, DeadLetterHeaderNames.SourceOffset, record.Offset.Value.ToString(CultureInfo.InvariantCulture));
 
-        // The dead letter continues the trace of whoever writes it (the hosted consumer's span for the record).
-        KafkaTraceContext.Inject(headers);
+        // The dead letter continues the trace of whoever writes it (the hosted consumer's span for the record), within
+        // its budget: the trace state came from the record, and a value too long to carry is left out, not cut.
+        var trace = new Headers();
+        KafkaTraceContext.Inject(trace);
+        int carried = 0;
+        foreach (IHeader header in trace)
+        {
+            byte[] value = header.GetValueBytes();
+            if (carried < MaxTraceHeaders && value.Length <= MaxHeaderValueBytes && header.Key.Length <= 64)
+            {
+                headers.Add(header.Key, value);
+                carried++;
+            }
+        }
 
         return new Message<byte[], byte[]>
         {
@@ -103,5 +134,27 @@ public static class DeadLetterMessages
         };
     }
 
-    private static void Add(Headers headers, string name, string value) => headers.Add(name, Encoding.UTF8.GetBytes(value));
+    private static void Add(Headers headers, string name, string value) => headers.Add(name, Bounded(value));
+
+    /// <summary>The UTF-8 bytes of <paramref name="value"/>, at most <see cref="MaxHeaderValueBytes"/>: cut on a character's boundary and marked when longer.</summary>
+    internal static byte[] Bounded(string value)
+    {
+        byte[] bytes = Encoding.UTF8.GetBytes(value);
+        if (bytes.Length <= MaxHeaderValueBytes)
+        {
+            return bytes;
+        }
+
+        byte[] marker = Encoding.UTF8.GetBytes(BoundedText.CutMarker + bytes.Length.ToString("N0", CultureInfo.InvariantCulture) + " bytes in all]");
+        int keep = MaxHeaderValueBytes - marker.Length;
+        while (keep > 0 && (bytes[keep] & 0xC0) == 0x80)
+        {
+            keep--; // not inside a character's UTF-8 sequence: back to its first byte
+        }
+
+        byte[] cut = new byte[keep + marker.Length];
+        Buffer.BlockCopy(bytes, 0, cut, 0, keep);
+        Buffer.BlockCopy(marker, 0, cut, keep, marker.Length);
+        return cut;
+    }
 }

@@ -151,7 +151,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
     /// </summary>
     /// <param name="schemaIds">The schema ids and GUIDs to fetch.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
-    /// <returns>The identifiers the source does not know (their records will be <see cref="FrameErrorCode.UnknownSchemaId"/>).</returns>
+    /// <returns>The identifiers whose records will be bad data: those the source does not know (<see cref="FrameErrorCode.UnknownSchemaId"/>) or has a schema for that cannot be used (<see cref="FrameErrorCode.UnusableWriterSchema"/>).</returns>
     /// <exception cref="InvalidOperationException">The deserializer reads no writer's schemas from a source.</exception>
     /// <exception cref="Exception">Whatever the source throws when it fails.</exception>
     public Task<IReadOnlyList<SchemaIdentifier>> WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, CancellationToken cancellationToken = default) =>

@@ -161,7 +161,7 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
         FrameErrorCode code = FrameErrorCode.None;
         if (_writerSchemas is not null)
         {
-            table = _writerSchemas.Find(frame.SchemaId, context);
+            table = _writerSchemas.Find(frame.SchemaId, context, out UnusableSchemaException? unusable);
             node = FindType(table, frame.MessageIndexPath, out MessageTypeTable.Node? otherReading);
             if (node is { Reader: null } && _skipOtherTypes && otherReading is null)
             {
@@ -170,7 +170,9 @@ internal sealed class RecordDecoder<T, TParser> : ISpanDeserializer<T>
                 return true;
             }
 
-            code = table is null ? FrameErrorCode.UnknownSchemaId
+            cause = unusable;
+            code = unusable is not null ? FrameErrorCode.UnusableWriterSchema
+                : table is null ? FrameErrorCode.UnknownSchemaId
                 : otherReading is not null ? FrameErrorCode.AmbiguousMessageIndexOrder
                 : node is null ? FrameErrorCode.UnknownMessageType
                 : node.Reader is null ? _otherTypeCode

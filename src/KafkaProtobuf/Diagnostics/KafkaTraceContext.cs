@@ -49,7 +49,7 @@ public static class KafkaTraceContext
         });
     }
 
-    /// <summary>Reads the trace context a producer wrote into a record's headers.</summary>
+    /// <summary>Reads the trace context a producer wrote into a record's headers (a <c>tracestate</c> over 512 characters is dropped).</summary>
     /// <param name="headers">The record's headers, or null.</param>
     /// <param name="context">The context, when the headers carry a valid one.</param>
     /// <returns>Whether they did.</returns>
@@ -62,8 +62,16 @@ public static class KafkaTraceContext
         }
 
         DistributedContextPropagator.Current.ExtractTraceIdAndState(headers, Read, out string? traceParent, out string? traceState);
+        if (traceState is { Length: > MaxTraceStateChars })
+        {
+            traceState = null; // W3C trace context lets an over-long state be dropped; the record's bytes must not grow every span and dead letter
+        }
+
         return traceParent is not null && ActivityContext.TryParse(traceParent, traceState, out context);
     }
+
+    /// <summary>The longest <c>tracestate</c> read from a record (W3C's recommended limit); a longer one is dropped, the trace kept.</summary>
+    private const int MaxTraceStateChars = 512;
 
     private static void Read(object? carrier, string name, out string? value, out IEnumerable<string>? values)
     {

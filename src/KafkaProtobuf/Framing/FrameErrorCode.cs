@@ -113,4 +113,14 @@ public enum FrameErrorCode
     /// offset is that of the path.
     /// </summary>
     AmbiguousMessageIndexOrder = 17,
+
+    /// <summary>
+    /// The writer's schema source has an answer for the record's schema id or GUID, and that answer cannot be read as a
+    /// Protobuf file and never will be: the schema is not Protobuf (an Avro or JSON Schema id on a Protobuf topic), its
+    /// descriptor does not build, it imports a file it has no reference for, a reference is not in the registry, the
+    /// registry refused the request for this identifier (a 404 or 422 with its error code), or the answer is past the
+    /// source's limits. The source threw <see cref="UnusableSchemaException"/>, which is the inner exception and says
+    /// why. The offset is that of the path.
+    /// </summary>
+    UnusableWriterSchema = 18,
 }

@@ -31,7 +31,7 @@ internal static class FrameErrorCodes
             or FrameErrorCode.NegativeMessageIndex or FrameErrorCode.TrailingHeaderBytes => Stage.Framing,
         FrameErrorCode.UnknownSchemaId or FrameErrorCode.UnknownMessageType or FrameErrorCode.UnregisteredMessageType
             or FrameErrorCode.UnexpectedMessageType or FrameErrorCode.IncompatibleWriterSchema
-            or FrameErrorCode.AmbiguousMessageIndexOrder => Stage.Resolution,
+            or FrameErrorCode.AmbiguousMessageIndexOrder or FrameErrorCode.UnusableWriterSchema => Stage.Resolution,
         FrameErrorCode.InvalidPayload => Stage.Payload,
         _ => throw new System.ArgumentOutOfRangeException(nameof(code), code, "Not in the FrameErrorCodes table."),
     };
@@ -65,6 +65,7 @@ internal static class FrameErrorCodes
         FrameErrorCode.IncompatibleWriterSchema => "the writer's schema gives a field of the reader's type another wire type",
         FrameErrorCode.AmbiguousMessageIndexOrder =>
             "the message-index path names one message type read top level first and another read innermost first",
+        FrameErrorCode.UnusableWriterSchema => "the writer's schema source's answer for the record's schema identifier is not a usable Protobuf schema",
         _ => "unknown error " + ((int)code).ToString(CultureInfo.InvariantCulture),
     };
 }

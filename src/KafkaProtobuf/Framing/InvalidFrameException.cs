@@ -86,7 +86,7 @@ public sealed class InvalidFrameException : IOException
             _ => "record",
         };
         string of = string.IsNullOrEmpty(topic) ? string.Empty : " of topic '" + topic + "'";
-        string path = messageIndexPath is null ? string.Empty : ", message-index path [" + string.Join(", ", messageIndexPath) + "]";
+        string path = messageIndexPath is null ? string.Empty : ", message-index path " + Framing.MessageIndexPath.Format(messageIndexPath, messageIndexPath.Count);
         string more = string.IsNullOrEmpty(detail) ? string.Empty : "; " + detail;
         string cause = inner is null ? string.Empty : ": " + inner.Message;
         return "Cannot deserialize the " + what + of + " [" + error.Code + "]: " + error.Describe() + path + more + cause;

@@ -135,21 +135,42 @@ public readonly ref struct MessageIndexPath
         return true;
     }
 
-    /// <summary>Formats the path as <c>[1, 2, 0]</c>.</summary>
+    /// <summary>
+    /// Formats the path as <c>[1, 2, 0]</c>; a path of more than 16 indexes (only a hostile record has one) as its first
+    /// 16 and their count, <c>[0, 0, ..., 0, … 250,000 indexes in all]</c>, so that no message quotes a record at length.
+    /// </summary>
     /// <returns>The formatted path.</returns>
     public override string ToString()
     {
-        var builder = new StringBuilder("[");
-        bool first = true;
+        var shown = new System.Collections.Generic.List<int>(Math.Min(Count, ShownIndexes));
         foreach (int index in this)
         {
-            if (!first)
+            if (shown.Count == ShownIndexes)
             {
-                builder.Append(", ");
+                break;
             }
 
-            builder.Append(index);
-            first = false;
+            shown.Add(index);
+        }
+
+        return Format(shown, Count);
+    }
+
+    /// <summary>The most indexes a message shows of a path.</summary>
+    internal const int ShownIndexes = 16;
+
+    /// <summary>A path as messages show it (see <see cref="ToString"/>): <paramref name="indexes"/> (at least its first <see cref="ShownIndexes"/>) of a path of <paramref name="count"/>.</summary>
+    internal static string Format(System.Collections.Generic.IReadOnlyList<int> indexes, int count)
+    {
+        var builder = new StringBuilder("[");
+        for (int i = 0; i < Math.Min(indexes.Count, ShownIndexes); i++)
+        {
+            builder.Append(i == 0 ? string.Empty : ", ").Append(indexes[i].ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        if (count > ShownIndexes)
+        {
+            builder.Append(", … ").Append(count.ToString("N0", System.Globalization.CultureInfo.InvariantCulture)).Append(" indexes in all");
         }
 
         return builder.Append(']').ToString();

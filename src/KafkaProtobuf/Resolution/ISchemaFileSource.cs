@@ -27,7 +27,11 @@ public interface ISchemaFileSource
     /// Any exception means the source failed, not the record: the deserializer reports it as
     /// <see cref="SchemaUnavailableException"/> and keeps nothing, so the next record asks again. The same identifier
     /// may be asked for by several threads at once. Throw <see cref="UnauthorizedAccessException"/> when the source
-    /// refuses the credentials (<see cref="SchemaUnavailableException.IsAccessDenied"/>): retrying will not help.
+    /// refuses the credentials (<see cref="SchemaUnavailableException.IsAccessDenied"/>): retrying will not help. The
+    /// one exception that is not a failure of the source is <see cref="UnusableSchemaException"/>: the source has an
+    /// answer for the identifier that cannot be read as a Protobuf file and will not change (the schema is not Protobuf,
+    /// does not build, misses a reference), so its records are bad data (<see cref="FrameErrorCode.UnusableWriterSchema"/>),
+    /// dead-lettered rather than read again for ever.
     /// </remarks>
     Task<FileDescriptor?> GetSchemaFileAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken);
 }

@@ -40,8 +40,9 @@ public sealed class SchemaUnavailableException : Exception
 
     /// <summary>
     /// Whether the source refused this client's credentials (it threw an <see cref="UnauthorizedAccessException"/>, as
-    /// <c>RegistryClient</c> does for a 401 or 403 or a token endpoint's refusal): waiting will not bring the schema
-    /// back, a person must fix the credentials. The hosted consumer stops on it.
+    /// <c>RegistryClient</c> does for a 401 or a token endpoint's refusal): waiting will not bring the schema back, a
+    /// person must fix the credentials. The hosted consumer stops on it. (A 403, credentials that may not read this one
+    /// schema, is not: the record waits, read again, until the permission is granted.)
     /// </summary>
     public bool IsAccessDenied => InnerException is UnauthorizedAccessException;
 

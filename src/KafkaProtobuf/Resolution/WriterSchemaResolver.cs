@@ -20,8 +20,10 @@ namespace KafkaProtobuf.Resolution;
 /// <remarks>
 /// The source's answers sit in a bounded <see cref="SchemaCache{TKey, TValue}"/>: a hit takes no lock and allocates
 /// nothing. A miss waits for the source (<see cref="SyncOverAsync"/>, the deserializers being synchronous). A source that
-/// throws is a failing dependency, not bad data: <see cref="SchemaUnavailableException"/>. A source that answers
-/// <see langword="null"/> does not know the id (<see cref="FrameErrorCode.UnknownSchemaId"/>). Neither is kept.
+/// throws is a failing dependency, not bad data: <see cref="SchemaUnavailableException"/>; but for
+/// <see cref="UnusableSchemaException"/>, its answer that the identifier's schema cannot be used
+/// (<see cref="FrameErrorCode.UnusableWriterSchema"/>). A source that answers <see langword="null"/> does not know the id
+/// (<see cref="FrameErrorCode.UnknownSchemaId"/>). None of these is kept.
 /// </remarks>
 internal sealed class WriterSchemaResolver
 {
@@ -81,10 +83,14 @@ internal sealed class WriterSchemaResolver
     /// <summary>Whether an unknown identifier was asked of a source (rather than looked up in a fixed map only).</summary>
     internal bool HasSource => _source is not null;
 
-    /// <summary>The writer's file laid out for <paramref name="schemaId"/>, or <see langword="null"/> when no file is known for it.</summary>
+    /// <summary>
+    /// The writer's file laid out for <paramref name="schemaId"/>, or <see langword="null"/> when no file is known for it
+    /// or, with <paramref name="unusable"/>, the one the source has cannot be used.
+    /// </summary>
     /// <exception cref="SchemaUnavailableException">The source failed.</exception>
-    internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context)
+    internal MessageTypeTable? Find(SchemaIdentifier schemaId, SerializationContext context, out UnusableSchemaException? unusable)
     {
+        unusable = null;
         if (SingleFileTable is not null)
         {
             return SingleFileTable;
@@ -102,24 +108,31 @@ internal sealed class WriterSchemaResolver
             return table;
         }
 
-        return _resolved is null ? null : Resolve(schemaId, context);
+        return _resolved is null ? null : Resolve(schemaId, context, out unusable);
     }
 
     /// <summary>Asks the source for identifiers ahead of their first records, so that those do not wait.</summary>
-    /// <returns>The identifiers the source does not know.</returns>
+    /// <returns>The identifiers whose records would be bad data: the source does not know them, or cannot use what it has.</returns>
     /// <exception cref="InvalidOperationException">There is no source.</exception>
     internal async Task<IReadOnlyList<SchemaIdentifier>> WarmUpAsync(IEnumerable<SchemaIdentifier> schemaIds, CancellationToken cancellationToken)
     {
-        var unknown = new List<SchemaIdentifier>();
+        var unreadable = new List<SchemaIdentifier>();
         foreach (SchemaIdentifier schemaId in schemaIds.Distinct())
         {
-            if (await FindAsync(schemaId, cancellationToken).ConfigureAwait(false) is null)
+            try
             {
-                unknown.Add(schemaId);
+                if (await FindAsync(schemaId, cancellationToken).ConfigureAwait(false) is null)
+                {
+                    unreadable.Add(schemaId);
+                }
+            }
+            catch (UnusableSchemaException)
+            {
+                unreadable.Add(schemaId);
             }
         }
 
-        return unknown;
+        return unreadable;
     }
 
     /// <summary>
@@ -127,6 +140,7 @@ internal sealed class WriterSchemaResolver
     /// token, instead of waited for; its failure is thrown as it is.
     /// </summary>
     /// <exception cref="InvalidOperationException">There is no source.</exception>
+    /// <exception cref="UnusableSchemaException">The source's answer for the identifier cannot be used.</exception>
     internal async Task<MessageTypeTable?> FindAsync(SchemaIdentifier schemaId, CancellationToken cancellationToken)
     {
         if (_source is null)
@@ -143,12 +157,18 @@ internal sealed class WriterSchemaResolver
         return file is null ? null : _resolved.Offer(schemaId, TableFor(file));
     }
 
-    private MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context)
+    private MessageTypeTable? Resolve(SchemaIdentifier schemaId, SerializationContext context, out UnusableSchemaException? unusable)
     {
+        unusable = null;
         FileDescriptor? file;
         try
         {
             file = SyncOverAsync.Wait(() => _source!.GetSchemaFileAsync(schemaId, CancellationToken.None));
+        }
+        catch (UnusableSchemaException e)
+        {
+            unusable = e; // an answer about this identifier, not a failure: its records are bad data
+            return null;
         }
         catch (Exception e)
         {

@@ -1,4 +1,5 @@
 using System.Threading.Tasks;
+using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Xunit;
@@ -32,13 +33,36 @@ public sealed class HealthCheckTextTests
     }
 
     [Fact]
+    public async Task APartitionWaitingForItsSchema_KeepsTheConsumerDegraded_WhileOtherPartitionsRecordsAreDone_UntilOneOfItsOwnIs()
+    {
+        var states = new KafkaProtobufConsumerStates();
+        ConsumerStatus orders = states.For("orders");
+        orders.Running();
+        orders.SchemaWasUnavailable(new TopicPartition("orders", 3), "no answer within 2000 ms");
+        orders.SchemaWasUnavailable(new TopicPartition("orders", 1), "no answer within 2000 ms");
+        orders.RecordDone("orders", 0);
+        orders.RecordDone("orders", 2);
+        HealthCheckResult whileOthersFlow = await Check(states);
+        orders.RecordDone("orders", 3);
+        HealthCheckResult oneLeft = await Check(states);
+        orders.Released([new TopicPartition("orders", 1)]);
+
+        HealthCheckResult healthy = await Check(states);
+
+        Assert.Equal(HealthStatus.Degraded, whileOthersFlow.Status);
+        Assert.Equal("orders cannot obtain a writer's schema for orders [1], orders [3] (no answer within 2000 ms)", whileOthersFlow.Description);
+        Assert.Equal("orders cannot obtain a writer's schema for orders [1] (no answer within 2000 ms)", oneLeft.Description);
+        Assert.Equal(HealthStatus.Healthy, healthy.Status);
+    }
+
+    [Fact]
     public async Task AFailedConsumer_SaysWhy_AndARecordDoneClearsTheFailures()
     {
         var states = new KafkaProtobufConsumerStates();
         ConsumerStatus orders = states.For("orders");
         orders.Running();
         orders.HandlerFailed(3);
-        orders.RecordDone();
+        orders.RecordDone("orders", 0);
         HealthCheckResult healthy = await Check(states);
         orders.Failed("the ledger is closed");
 
