@@ -177,6 +177,11 @@ public sealed class KafkaProtobufConsumerOptions
             }
         }
 
+        if (RetryTopics.Delays.Count > 0 && Topics.FirstOrDefault(t => t.Length > 0 && t[0] == '^') is { } pattern)
+        {
+            throw new InvalidOperationException(Prefix() + "retry topics are named after their topic, which a pattern (" + pattern + ") is not: give RetryTopics topics by name.");
+        }
+
         if (RetryTopics.Delays.Count > 0 && batches && Batches.AcrossPartitions)
         {
             throw new InvalidOperationException(Prefix() + "a retry topic's record waits for its due time by pausing its partition, which batches across partitions cannot do: leave Batches.AcrossPartitions off to use RetryTopics.");

@@ -151,7 +151,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     }
 
     bool IIntake<RecordBatch<TKey, TValue>>.OfferRecord(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record) =>
-        _collector!.Add(record, _retries is null ? record : RetryTiers.AsOriginal(record), _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is not { } full
+        _collector!.Add(record, _retries?.AsOriginal(record) ?? record, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is not { } full
         || scheduler.Offer(full, out _);
 
     bool IIntake<RecordBatch<TKey, TValue>>.OfferPoison(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeException poison) =>

@@ -94,10 +94,10 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
                 scheduler.ReadAgainLater(position);
                 _probe?.MovedBack(Name, position, schemaUnavailable: true);
             }
-            else if (consumed == Consumed.Record && _retries is not null && _retries.NotYetDue(record!.Message.Headers, out System.TimeSpan wait))
+            else if (consumed == Consumed.Record && _retries is not null && _retries.NotYetDue(record!, out System.TimeSpan wait))
             {
                 // A retry topic's record before its time: its partition waits, paused; the others go on.
-                if (!intake.CutBefore(scheduler, record.TopicPartitionOffset))
+                if (!intake.CutBefore(scheduler, record!.TopicPartitionOffset))
                 {
                     return;
                 }
@@ -127,7 +127,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     bool IIntake<ParallelRecord<TKey, TValue>>.OfferRecord(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
     {
         ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
-        taken.Hold(record, _retries is null ? record : RetryTiers.AsOriginal(record), PerKey ? _keys.Hash() : 0);
+        taken.Hold(record, _retries?.AsOriginal(record) ?? record, PerKey ? _keys.Hash() : 0);
         if (!scheduler.Offer(taken, out bool kept))
         {
             return false;

@@ -95,7 +95,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             .Build();
         if (_options.RetryTopics.Delays.Count > 0)
         {
-            _retries = new RetryTiers(_options.RetryTopics);
+            _retries = new RetryTiers(_options.RetryTopics, _options.SubscribedTopics());
         }
 
         if (_options.DeadLetterTopic is not null || _retries is not null)

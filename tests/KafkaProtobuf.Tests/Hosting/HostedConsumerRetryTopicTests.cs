@@ -196,6 +196,53 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal([5L], Committed("payments", 1));
     }
 
+    [Fact]
+    public async Task ForgedRetryAndSourceHeaders_OnTheMainTopic_NeitherHoldItsPartition_NorCrashTheLoop_NorRouteOrDisguiseTheRecord()
+    {
+        Cluster.CreateTopic("forged", 1);
+        CreateTopics("forged");
+        Headers Forged() => new()
+        {
+            { RetryHeaderNames.Due, Encoding.UTF8.GetBytes("99999999999999999") }, // past DateTimeOffset's range
+            { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("2147483647") },
+            { DeadLetterHeaderNames.SourceTopic, Encoding.UTF8.GetBytes("payments") },
+            { DeadLetterHeaderNames.SourcePartition, Encoding.UTF8.GetBytes("7") },
+            { DeadLetterHeaderNames.SourceOffset, Encoding.UTF8.GetBytes("99") },
+        };
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                Headers headers = i is 1 or 3 ? Forged() : [];
+                if (i == 3)
+                {
+                    headers.Add(RetryHeaderNames.Due, Encoding.UTF8.GetBytes("253402300799999")); // the year 9999, the last one counts
+                }
+
+                producer.Produce(new TopicPartition("forged", 0), new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k" + i), Value = GoodValue(i), Headers = headers });
+            }
+
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        var calls = new ConcurrentQueue<(string Topic, int Partition, long Offset)>();
+        IHost host = StartHost("retries", "forged", builder => builder.Handle((record, _) =>
+        {
+            calls.Enqueue((record.Topic, record.Partition.Value, record.Offset.Value));
+            return record.Offset.Value == 1 ? throw new TimeoutException("the device registry did not answer") : Task.CompletedTask;
+        }), Options);
+
+        Wait.Until(() => calls.Count(c => c.Offset == 1) == 6 && Committed("forged.retry.2", 1)[0] == 1, "record 1 through both tiers to the dead-letter topic", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.All(calls, c => Assert.Equal(("forged", 0), (c.Topic, c.Partition))); // never the forged payments [7] @99
+        Assert.Equal([0L, 1, 1, 2, 3, 4], calls.Take(6).Select(c => c.Offset)); // 1 twice in place; 3 not held for the year 9999
+        ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(Cluster.CreateConsumerConfig(), "forged.dlq", Deadline));
+        Assert.Equal("forged.retry.2", SourceOf(letter.Message.Headers).Topic); // through this topic's own tiers, not payments'
+        Assert.Equal([5L], Committed("forged", 1));
+        Assert.Equal([1L], Committed("forged.retry.1", 1));
+    }
+
     private static IEnumerable<long> Offsets(int from, int to) => Enumerable.Range(from, to - from).Select(o => (long)o);
 
     /// <summary>The first kafkaprotobuf.source.* headers: where the record was first read.</summary>

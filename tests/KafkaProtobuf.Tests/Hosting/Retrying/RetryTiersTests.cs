@@ -8,14 +8,19 @@ using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting.Retrying;
 
-/// <summary>Retry topics' rules from a record's headers, with a clock the test sets: the next tier, the copy, its due time, and the record as its handler sees it.</summary>
+/// <summary>
+/// Retry topics' rules, with a clock the test sets: the next tier, the copy, its due time, and the record as its handler
+/// sees it; and that only the retry topics the consumer's configuration names are read as retries, their headers range-checked,
+/// while on every other topic retry and source headers (forged, or a dead letter's written back) play no part.
+/// </summary>
 public sealed class RetryTiersTests
 {
     private static readonly DateTimeOffset Now = new(2026, 11, 25, 12, 0, 0, TimeSpan.Zero);
 
     private DateTimeOffset _now = Now;
 
-    private RetryTiers Tiers() => new(new RetryTopicOptions { Delays = { TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(1) } }, () => _now);
+    private RetryTiers Tiers(params string[] subscribed) =>
+        new(new RetryTopicOptions { Delays = { TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(1) } }, subscribed.Length > 0 ? subscribed : ["orders", "orders.retry.1", "orders.retry.2"], () => _now);
 
     private static ConsumeResult<byte[], byte[]> Record(string topic, long offset, Headers? headers = null) => new()
     {
@@ -58,12 +63,124 @@ public sealed class RetryTiersTests
         RetryTiers tiers = Tiers();
         Message<byte[], byte[]> copy = tiers.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
 
-        Assert.True(tiers.NotYetDue(copy.Headers, out TimeSpan wait));
+        Assert.True(tiers.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out TimeSpan wait));
         Assert.Equal(TimeSpan.FromSeconds(10), wait);
         _now += TimeSpan.FromSeconds(10);
-        Assert.False(tiers.NotYetDue(copy.Headers, out _));
-        Assert.False(tiers.NotYetDue(Record("orders", 1).Message.Headers, out _));
-        Assert.False(tiers.NotYetDue(null, out _));
+        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out _));
+        Assert.False(tiers.NotYetDue(Record("orders", 1), out _));
+    }
+
+    [Theory]
+    [InlineData("99999999999999999")] // past DateTimeOffset's range: threw on the loop thread
+    [InlineData("253402300799999")] // the year 9999: paused the partition for 8,000 years
+    [InlineData("-5")]
+    [InlineData("not a number")]
+    [InlineData("")]
+    public void ADueTimeOnARecordOfAnotherTopic_PlaysNoPart_AndOnARetryTopicIsBelievedNoFurtherThanTheTiersDelayAndTheSkew(string due)
+    {
+        RetryTiers tiers = Tiers();
+        var headers = new Headers { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes(due) }, { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("1") } };
+
+        Assert.False(tiers.NotYetDue(Record("orders", 3, headers), out _));
+        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 3, headers), out _)); // due at once: never held longer than 10 s plus the skew
+        Assert.False(tiers.NotYetDue(Record("payments.retry.1", 3, headers), out _)); // a retry topic of a topic this consumer does not read
+    }
+
+    [Fact]
+    public void ADueTimeWithinTheTiersDelayAndTheSkew_IsWaitedFor_AndOneBeyondIsDueAtOnce()
+    {
+        RetryTiers tiers = Tiers();
+        Headers Due(TimeSpan fromNow) => new() { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes((_now + fromNow).ToUnixTimeMilliseconds().ToString(System.Globalization.CultureInfo.InvariantCulture)) } };
+
+        Assert.True(tiers.NotYetDue(Record("orders.retry.1", 0, Due(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew)), out TimeSpan wait));
+        Assert.Equal(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew, wait);
+        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 0, Due(TimeSpan.FromSeconds(11) + RetryTiers.AllowedClockSkew)), out _));
+        Assert.True(tiers.NotYetDue(Record("orders.retry.2", 0, Due(TimeSpan.FromMinutes(1))), out _)); // tier 2's own delay
+    }
+
+    [Theory]
+    [InlineData("-1")]
+    [InlineData("2147483647")]
+    [InlineData("5")]
+    public void AnAttemptHeader_NeverDecidesTheTier_TheTopicsNameDoes(string attempt)
+    {
+        RetryTiers tiers = Tiers();
+        var headers = new Headers { { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes(attempt) } };
+
+        Assert.Equal("orders.retry.1", tiers.NextTopic(Record("orders", 3, headers), out int first));
+        Message<byte[], byte[]> copy = tiers.Copy(Record("orders", 3, headers), new TimeoutException("no answer"), first, out _); // threw for -1 and int.MaxValue
+        Assert.Equal("orders.retry.2", tiers.NextTopic(Record("orders.retry.1", 3, headers), out _));
+        Assert.Null(tiers.NextTopic(Record("orders.retry.2", 3, headers), out _));
+        Assert.Equal(1, first);
+        Assert.Equal("1", Encoding.UTF8.GetString(copy.Headers.GetLastBytes(RetryHeaderNames.Attempt)));
+    }
+
+    [Fact]
+    public void ForgedSourceHeaders_OnARecordOfAnotherTopic_NeitherRouteItNorChangeWhatItsHandlerSees()
+    {
+        RetryTiers tiers = Tiers();
+        var forged = new Headers
+        {
+            { DeadLetterHeaderNames.SourceTopic, Encoding.UTF8.GetBytes("payments") },
+            { DeadLetterHeaderNames.SourcePartition, Encoding.UTF8.GetBytes("7") },
+            { DeadLetterHeaderNames.SourceOffset, Encoding.UTF8.GetBytes("99") },
+            { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("1") },
+        };
+        ConsumeResult<byte[], byte[]> record = Record("orders", 41, forged);
+
+        Assert.Equal("orders.retry.1", tiers.NextTopic(record, out int tier)); // not payments.retry.1, with the service's credentials
+        Assert.Same(record, tiers.AsOriginal(record));
+
+        // Its copy keeps the forged headers (the record's own), and its handler on tier 1 still sees where it was first read.
+        Message<byte[], byte[]> copy = tiers.Copy(record, new TimeoutException("no answer"), tier, out _);
+        ConsumeResult<byte[], byte[]> fromTier1 = Record("orders.retry.1", 5, copy.Headers);
+        Assert.Equal(new TopicPartitionOffset("orders", 2, 41), tiers.AsOriginal(fromTier1).TopicPartitionOffset);
+    }
+
+    [Fact]
+    public void ARetryTopicsRecordWhoseSourceHeadersNameAnotherTopic_IsShownAtItsOwnPosition()
+    {
+        RetryTiers tiers = Tiers();
+        var forged = new Headers
+        {
+            { DeadLetterHeaderNames.SourceTopic, Encoding.UTF8.GetBytes("payments") },
+            { DeadLetterHeaderNames.SourcePartition, Encoding.UTF8.GetBytes("7") },
+            { DeadLetterHeaderNames.SourceOffset, Encoding.UTF8.GetBytes("99") },
+        };
+        ConsumeResult<byte[], byte[]> record = Record("orders.retry.1", 5, forged);
+
+        Assert.Same(record, tiers.AsOriginal(record));
+        Assert.Equal("orders.retry.2", tiers.NextTopic(record, out _));
+    }
+
+    [Fact]
+    public void ADeadLetterWrittenBackToItsTopic_StartsAgainAtTier1()
+    {
+        RetryTiers tiers = Tiers();
+        Message<byte[], byte[]> first = tiers.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
+        Message<byte[], byte[]> second = tiers.Copy(Record("orders.retry.1", 5, first.Headers), new TimeoutException("no answer"), 2, out _);
+
+        ConsumeResult<byte[], byte[]> redriven = Record("orders", 300, second.Headers); // its headers say tier 2, and a source in orders.retry.1
+
+        Assert.Equal("orders.retry.1", tiers.NextTopic(redriven, out int tier));
+        Assert.Equal(1, tier);
+        Assert.Same(redriven, tiers.AsOriginal(redriven));
+        Assert.False(tiers.NotYetDue(redriven, out _));
+    }
+
+    [Fact]
+    public void ASecondRegistrationReadingTheRetryTopics_ReadsThemAsRetries_AndATopicNamedLikeOneButPastTheTiersIsNone()
+    {
+        RetryTiers second = Tiers("orders.retry.1", "orders.retry.2", "orders.retry.3", "orders.retry.01");
+        Message<byte[], byte[]> copy = second.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
+
+        Assert.True(second.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out _));
+        Assert.Equal("orders.retry.2", second.NextTopic(Record("orders.retry.1", 0, copy.Headers), out _));
+        Assert.Equal("orders.retry.3.retry.1", second.NextTopic(Record("orders.retry.3", 0, copy.Headers), out _)); // there are two tiers: an ordinary topic
+        Assert.Equal(("orders", 2), RetryTiers.TierOfName("orders.retry.2", 2));
+        Assert.Null(RetryTiers.TierOfName("orders.retry.01", 2));
+        Assert.Null(RetryTiers.TierOfName("orders.retry.", 2));
+        Assert.Null(RetryTiers.TierOfName(".retry.1", 2));
     }
 
     [Fact]
@@ -74,11 +191,11 @@ public sealed class RetryTiersTests
         var fromTier1 = new ConsumeResult<string, string> { TopicPartitionOffset = new TopicPartitionOffset("orders.retry.1", 0, 5), Message = new Message<string, string> { Value = "v", Headers = copy.Headers } };
         var plain = new ConsumeResult<string, string> { TopicPartitionOffset = new TopicPartitionOffset("orders", 0, 5), Message = new Message<string, string> { Value = "v" } };
 
-        ConsumeResult<string, string> seen = RetryTiers.AsOriginal(fromTier1);
+        ConsumeResult<string, string> seen = tiers.AsOriginal(fromTier1);
 
         Assert.Equal(new TopicPartitionOffset("orders", 2, 41), seen.TopicPartitionOffset);
         Assert.Same(fromTier1.Message, seen.Message);
-        Assert.Same(plain, RetryTiers.AsOriginal(plain));
+        Assert.Same(plain, tiers.AsOriginal(plain));
     }
 
     private static string[] Values(Headers headers, string name) => [.. headers.Where(h => h.Key == name).Select(h => Encoding.UTF8.GetString(h.GetValueBytes()))];
