@@ -52,6 +52,19 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
         return batch;
     }
 
+    /// <summary>
+    /// A record whose handler already failed for good (its dead letter was not written, and it was read again), standing
+    /// in its partition's order as a batch of its own: concluded with <paramref name="failed"/>, never handed to the handler again.
+    /// </summary>
+    public static RecordBatch<TKey, TValue> OfFailed(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull, HandlerResult failed)
+    {
+        var batch = new RecordBatch<TKey, TValue>(1);
+        batch.Add(record, handlerView, key, keyIsNull, value, valueIsNull);
+        batch.Place(record.Topic, record.Partition, record.Offset, 0, needsHandler: false);
+        batch.Result = failed;
+        return batch;
+    }
+
     /// <summary>What the handler is given: the records, or (a retry topic's among them) each as its handler sees it.</summary>
     public IReadOnlyList<ConsumeResult<TKey, TValue>> ForHandler => (IReadOnlyList<ConsumeResult<TKey, TValue>>?)_views ?? this;
 

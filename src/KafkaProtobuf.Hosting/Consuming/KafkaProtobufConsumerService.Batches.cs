@@ -67,6 +67,14 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             Consumed consumed = Consume(wait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             switch (consumed)
             {
+                case Consumed.Record when _unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed):
+                    // Read again to write its dead letter: after what was collected before it, and not handed to the handler again.
+                    if ((collector.Cut(record.Topic, record.Partition) is { } earlier && !HandleOnLoop(earlier)) || !GoOnAfter(Conclude(record, failed, null, ownBytes: null)))
+                    {
+                        return;
+                    }
+
+                    break;
                 case Consumed.Record:
                     if (collector.Add(record!, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is { } full && !HandleOnLoop(full))
                     {
@@ -150,9 +158,18 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         return true;
     }
 
-    bool IIntake<RecordBatch<TKey, TValue>>.OfferRecord(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record) =>
-        _collector!.Add(record, _retries?.AsOriginal(record) ?? record, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is not { } full
-        || scheduler.Offer(full, out _);
+    bool IIntake<RecordBatch<TKey, TValue>>.OfferRecord(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
+    {
+        ConsumeResult<TKey, TValue> view = _retries?.AsOriginal(record) ?? record;
+        if (_unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult failed))
+        {
+            // Read again to write its dead letter: in its partition's order, a batch of its own the handler never sees.
+            return ((IIntake<RecordBatch<TKey, TValue>>)this).CutBefore(scheduler, record.TopicPartitionOffset)
+                && scheduler.Offer(RecordBatch<TKey, TValue>.OfFailed(record, view, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull, failed), out _);
+        }
+
+        return _collector!.Add(record, view, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is not { } full || scheduler.Offer(full, out _);
+    }
 
     bool IIntake<RecordBatch<TKey, TValue>>.OfferPoison(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeException poison) =>
         ((IIntake<RecordBatch<TKey, TValue>>)this).CutBefore(scheduler, poison.ConsumerRecord.TopicPartitionOffset) && scheduler.Offer(RecordBatch<TKey, TValue>.OfPoison(poison), out _);

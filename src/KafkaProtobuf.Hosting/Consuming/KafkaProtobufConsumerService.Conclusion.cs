@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
@@ -29,12 +30,16 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 (byte[]? key, byte[]? value) = ownBytes ?? (_keys.ToArray(), _values.ToArray());
                 ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
                 Exception failure = result.Failure!;
-                if (result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic)
+                AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
+                    ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
+                    : DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
+                if (after == AfterConclusion.ReadAgain)
                 {
-                    return SendToRetryTopic(written, retryTopic, tier, failure, activity);
+                    // Not written: read again, the record is written again with what its handler made of it, not handled again.
+                    _unwritten.Keep(record.TopicPartitionOffset, result);
                 }
 
-                return DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
+                return after;
             case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
                 Exception e = result.Failure!;
                 Fail(
@@ -152,8 +157,10 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         catch (DeadLetterException d) when (d.IsRetriable)
         {
             // Forward moved the consumer back to the record: after the delay, Consume delivers it again.
-            ConsumerLog.DeadLetterRetrying(_logger, Name, where, topic, d.Error.Code.ToString(), _options.ReadAgainDelay);
+            string why = d.Error.Code + (IsMissing(topic, d.Error.Code) ? ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)" : string.Empty);
+            ConsumerLog.DeadLetterRetrying(_logger, Name, where, topic, why, _options.ReadAgainDelay);
             ConsumerTracing.DeadLetterFailed(activity, d);
+            _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
             _probe?.MovedBack(Name, record.TopicPartitionOffset, schemaUnavailable: false);
             return AfterConclusion.ReadAgain;
         }
@@ -177,6 +184,30 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         catch (KafkaException e)
         {
             ConsumerLog.OffsetNotStored(_logger, Name, record.Topic, record.Partition.Value, record.Offset.Value, e.Error.Code);
+        }
+    }
+
+    /// <summary>
+    /// Whether a write failed because its topic does not exist: asked of the brokers' metadata (through the consumer's
+    /// connection, which never creates topics) when the error is one a missing topic gives (the producer times out
+    /// waiting for it, or is told it is unknown). Loop thread.
+    /// </summary>
+    private bool IsMissing(string topic, ErrorCode error)
+    {
+        if (error is not (ErrorCode.Local_TimedOut or ErrorCode.Local_MsgTimedOut or ErrorCode.Local_UnknownTopic or ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownPartition))
+        {
+            return false;
+        }
+
+        try
+        {
+            _metadata ??= new DependentAdminClientBuilder(_consumer!.Handle).Build();
+            List<TopicMetadata> topics = _metadata.GetMetadata(topic, TopicCheckTimeout).Topics;
+            return topics.Count == 1 && topics[0].Error.Code is ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownTopic;
+        }
+        catch (KafkaException)
+        {
+            return false; // the brokers did not answer: nothing is known of the topic
         }
     }
 

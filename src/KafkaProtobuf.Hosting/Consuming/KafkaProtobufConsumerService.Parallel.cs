@@ -127,7 +127,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     bool IIntake<ParallelRecord<TKey, TValue>>.OfferRecord(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
     {
         ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
-        taken.Hold(record, _retries?.AsOriginal(record) ?? record, PerKey ? _keys.Hash() : 0);
+        HandlerResult? failed = _unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult result) ? result : null;
+        taken.Hold(record, _retries?.AsOriginal(record) ?? record, PerKey ? _keys.Hash() : 0, failed);
         if (!scheduler.Offer(taken, out bool kept))
         {
             return false;
@@ -160,7 +161,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     /// <summary>The record outlives this consume: it takes its own copy of its bytes (for a possible dead letter) from the capture.</summary>
     void IRecordScheduling<ParallelRecord<TKey, TValue>>.Retain(ParallelRecord<TKey, TValue> record)
     {
-        if (record.NeedsHandler)
+        if (record.Poison is null) // a poison record's bytes are in its exception
         {
             record.OwnBytes = (_keys.ToArray(), _values.ToArray());
         }

@@ -21,7 +21,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 case Consumed.Record:
                 {
                     using Activity? activity = _tracing.Start(record!);
-                    after = Conclude(record!, Handle(record!, activity), activity, ownBytes: null);
+                    HandlerResult result = _unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed) ? failed : Handle(record, activity);
+                    after = Conclude(record, result, activity, ownBytes: null);
                     break;
                 }
 

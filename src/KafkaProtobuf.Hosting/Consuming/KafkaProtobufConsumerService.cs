@@ -25,6 +25,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     // After the host's shutdown timeout cancels the handlers: how long the loop may still take to close the consumer.
     private static readonly TimeSpan CloseGrace = TimeSpan.FromSeconds(10);
 
+    // How long a write that failed waits for the brokers to say whether its topic exists.
+    private static readonly TimeSpan TopicCheckTimeout = TimeSpan.FromSeconds(5);
+
     private readonly ConsumerRegistration<TKey, TValue> _registration;
     private readonly IServiceProvider _services;
     private readonly ILogger _logger;
@@ -34,11 +37,13 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private readonly CancellationTokenSource _abortHandler = new();
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly IConsumerProbe? _probe;
+    private readonly UnwrittenFailures _unwritten = new(); // records read again to write their dead letter, not to handle them again
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private HandlerRunner<ConsumeResult<TKey, TValue>> _handler = null!;
     private IConsumer<TKey, TValue>? _consumer;
     private IProducer<byte[], byte[]>? _deadLetters; // writes dead letters and retry topics' copies
+    private IAdminClient? _metadata; // on the consumer's connection: whether a topic written to exists
     private RetryTiers? _retries;
     private RawBytesCapture<TKey> _keys = null!;
     private RawBytesCapture<TValue> _values = null!;
@@ -163,6 +168,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             }
         }
 
+        _metadata?.Dispose();
         _consumer?.Dispose();
         _deadLetters?.Dispose();
         _stopTaking.Dispose();
@@ -195,6 +201,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         {
             if (_abandoned)
             {
+                _metadata?.Dispose(); // it uses the consumer's handle
                 _consumer!.Dispose(); // Confluent.Kafka destroys the handle without closing: no commit, no LeaveGroup
                 _status.Stopped();
             }
@@ -243,7 +250,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             unread = e;
             _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
             Exception why = e.InnerException?.InnerException ?? e.InnerException ?? e; // the source's own failure
-            _status.SchemaWasUnavailable(e.ConsumerRecord.TopicPartition, BoundedText.Cut(why.Message, 300));
+            _status.Waits(e.ConsumerRecord.TopicPartition, "obtain a writer's schema", BoundedText.Cut(why.Message, 300));
             ConsumerLog.SchemaUnavailable(_logger, Name, PositionText.Of(e.ConsumerRecord.TopicPartitionOffset), _options.ReadAgainDelay, e.InnerException ?? e);
             return Consumed.SchemaUnavailable;
         }
@@ -284,6 +291,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
 
         RevokeCollected(partitions.Select(p => p.TopicPartition));
         _status.Released(partitions.Select(p => p.TopicPartition));
+        _unwritten.Release(partitions.Select(p => p.TopicPartition));
 
         _probe?.Revoked(Name, partitions);
     }

@@ -26,13 +26,20 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
         return record;
     }
 
-    /// <summary>Holds a good record (this object is reused for records the scheduler concluded at once).</summary>
-    public void Hold(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, uint keyHash)
+    /// <summary>
+    /// Holds a good record (this object is reused for records the scheduler concluded at once); with
+    /// <paramref name="failed"/>, one whose handler already failed for good, to be concluded with that and not handled again.
+    /// </summary>
+    public void Hold(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, uint keyHash, HandlerResult? failed = null)
     {
         Record = record;
         HandlerView = handlerView;
         OwnBytes = null;
         Activity = null;
-        Place(record.Topic, record.Partition, record.Offset, keyHash, needsHandler: true);
+        Place(record.Topic, record.Partition, record.Offset, keyHash, needsHandler: failed is null);
+        if (failed is { } result)
+        {
+            Result = result;
+        }
     }
 }

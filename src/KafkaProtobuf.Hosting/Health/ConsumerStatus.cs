@@ -9,10 +9,10 @@ namespace KafkaProtobuf.Hosting;
 internal sealed class ConsumerStatus(string name)
 {
     private readonly object _gate = new();
-    private readonly Dictionary<(string Topic, int Partition), string> _waitingForSchema = []; // partition → why, under the gate
+    private readonly Dictionary<(string Topic, int Partition), (string What, string Why)> _waiting = []; // partition → what it waits for and why, under the gate
     private int _state = (int)KafkaProtobufConsumerState.Starting;
     private int _failedAttempts;
-    private int _waitingCount; // _waitingForSchema.Count, read without the gate: a record done has nothing to clear as a rule
+    private int _waitingCount; // _waiting.Count, read without the gate: a record done has nothing to clear as a rule
 
     public string Name { get; } = name;
 
@@ -24,17 +24,19 @@ internal sealed class ConsumerStatus(string name)
     /// <summary>How many times the handler failed on the record in hand (0 when none is failing).</summary>
     public int FailedAttempts => Volatile.Read(ref _failedAttempts);
 
-    /// <summary>Whether a partition's record met an unavailable writer's schema and none of that partition's has been done since.</summary>
-    public bool SchemaUnavailable => Volatile.Read(ref _waitingCount) != 0;
+    /// <summary>Whether a partition waits: its record met an unavailable writer's schema, or its dead letter was not written, and none of its records has been done since.</summary>
+    public bool IsWaiting => Volatile.Read(ref _waitingCount) != 0;
 
-    /// <summary>The partitions held by an unavailable writer's schema (<c>orders [3]</c>), in order, and the last reason given.</summary>
-    public (IReadOnlyList<string> Partitions, string? Reason) WaitingForSchema()
+    /// <summary>What partitions wait for (e.g. "obtain a writer's schema"), each with the partitions (<c>orders [3]</c>, in order) and the last reason given.</summary>
+    public IReadOnlyList<(string What, IReadOnlyList<string> Partitions, string Why)> Waiting()
     {
         lock (_gate)
         {
-            return (
-                _waitingForSchema.Keys.OrderBy(p => p.Topic, System.StringComparer.Ordinal).ThenBy(p => p.Partition).Select(p => PositionText.Of(new TopicPartition(p.Topic, p.Partition))).ToList(),
-                _waitingForSchema.Values.LastOrDefault());
+            return _waiting
+                .GroupBy(w => w.Value.What, System.StringComparer.Ordinal)
+                .OrderBy(g => g.Key, System.StringComparer.Ordinal)
+                .Select(g => (g.Key, (IReadOnlyList<string>)g.OrderBy(w => w.Key.Topic, System.StringComparer.Ordinal).ThenBy(w => w.Key.Partition).Select(w => PositionText.Of(new TopicPartition(w.Key.Topic, w.Key.Partition))).ToList(), g.Last().Value.Why))
+                .ToList();
         }
     }
 
@@ -55,13 +57,16 @@ internal sealed class ConsumerStatus(string name)
 
     public void HandlerFailed(int attempt) => Volatile.Write(ref _failedAttempts, attempt);
 
-    /// <summary>A record of the partition met an unavailable writer's schema: the partition waits until one of its records is done.</summary>
-    public void SchemaWasUnavailable(TopicPartition partition, string reason)
+    /// <summary>
+    /// A record of the partition cannot go on (<paramref name="what"/> it needs, e.g. "obtain a writer's schema", failed
+    /// for <paramref name="why"/>): the partition waits until one of its records is done.
+    /// </summary>
+    public void Waits(TopicPartition partition, string what, string why)
     {
         lock (_gate)
         {
-            _waitingForSchema[(partition.Topic, partition.Partition.Value)] = reason;
-            Volatile.Write(ref _waitingCount, _waitingForSchema.Count);
+            _waiting[(partition.Topic, partition.Partition.Value)] = (what, why);
+            Volatile.Write(ref _waitingCount, _waiting.Count);
         }
     }
 
@@ -78,8 +83,8 @@ internal sealed class ConsumerStatus(string name)
         {
             lock (_gate)
             {
-                _waitingForSchema.Remove((topic, partition.Value));
-                Volatile.Write(ref _waitingCount, _waitingForSchema.Count);
+                _waiting.Remove((topic, partition.Value));
+                Volatile.Write(ref _waitingCount, _waiting.Count);
             }
         }
     }
@@ -96,10 +101,10 @@ internal sealed class ConsumerStatus(string name)
         {
             foreach (TopicPartition partition in partitions)
             {
-                _waitingForSchema.Remove((partition.Topic, partition.Partition.Value));
+                _waiting.Remove((partition.Topic, partition.Partition.Value));
             }
 
-            Volatile.Write(ref _waitingCount, _waitingForSchema.Count);
+            Volatile.Write(ref _waitingCount, _waiting.Count);
         }
     }
 }

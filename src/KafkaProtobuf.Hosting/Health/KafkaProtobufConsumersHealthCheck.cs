@@ -8,8 +8,8 @@ namespace KafkaProtobuf.Hosting;
 
 /// <summary>
 /// The health of every hosted consumer: unhealthy when one has stopped or failed, degraded while a partition of one waits
-/// for a writer's schema it cannot obtain (whatever its other partitions do) or its handler keeps failing on a record,
-/// healthy otherwise. Each consumer's state is in the result's data.
+/// (for a writer's schema it cannot obtain, or to write a dead letter the broker does not take; whatever its other
+/// partitions do) or its handler keeps failing on a record, healthy otherwise. Each consumer's state is in the result's data.
 /// </summary>
 internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerStates states) : IHealthCheck
 {
@@ -29,9 +29,12 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
                 case KafkaProtobufConsumerState.Stopped:
                     unhealthy.Add(consumer.Name + " has stopped");
                     break;
-                case KafkaProtobufConsumerState.Running when consumer.SchemaUnavailable:
-                    (IReadOnlyList<string> partitions, string? reason) = consumer.WaitingForSchema();
-                    degraded.Add(consumer.Name + " cannot obtain a writer's schema for " + string.Join(", ", partitions) + (reason is null ? string.Empty : " (" + reason + ")"));
+                case KafkaProtobufConsumerState.Running when consumer.IsWaiting:
+                    foreach ((string what, IReadOnlyList<string> partitions, string why) in consumer.Waiting())
+                    {
+                        degraded.Add(consumer.Name + " cannot " + what + " for " + string.Join(", ", partitions) + " (" + why + ")");
+                    }
+
                     break;
                 case KafkaProtobufConsumerState.Running when consumer.FailedAttempts > 0:
                     degraded.Add(consumer.Name + "'s handler has failed " + Times(consumer.FailedAttempts) + " on a record");

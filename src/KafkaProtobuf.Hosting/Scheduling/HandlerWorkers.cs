@@ -215,9 +215,9 @@ internal sealed class HandlerWorkers<TRecord>
                 return;
             }
 
-            HandlerResult result = default;
             if (record.NeedsHandler)
             {
+                HandlerResult result;
                 try
                 {
                     result = startedOnLoop ? await started.ConfigureAwait(false) : await Start(record).ConfigureAwait(false);
@@ -226,11 +226,12 @@ internal sealed class HandlerWorkers<TRecord>
                 {
                     result = Defect(e); // a started handler that faults, as Start says
                 }
+
+                record.Result = result;
             }
 
             startedOnLoop = false;
-            record.Result = result;
-            HandBack(record);
+            HandBack(record); // a record that needs no handler keeps the result it came with (poison: none)
             record = null;
         }
     }

@@ -18,7 +18,10 @@ internal abstract class ScheduledRecord
     /// <summary>Per-key order: the hash of the key's bytes (<see cref="KeyHash"/>); partition order ignores it.</summary>
     public uint KeyHash { get; private set; }
 
-    /// <summary>False for a record that cannot be deserialized: the loop dead-letters it in its turn, no handler runs.</summary>
+    /// <summary>
+    /// False for a record that cannot be deserialized, or whose handler already failed for good before its dead letter
+    /// could be written (it comes with that <see cref="Result"/>): the loop concludes it in its turn, no handler runs.
+    /// </summary>
     public bool NeedsHandler { get; private set; }
 
     /// <summary>What the handler made of it; written by whoever ran the handler before it is handed back to the loop.</summary>

@@ -33,24 +33,26 @@ public sealed class HealthCheckTextTests
     }
 
     [Fact]
-    public async Task APartitionWaitingForItsSchema_KeepsTheConsumerDegraded_WhileOtherPartitionsRecordsAreDone_UntilOneOfItsOwnIs()
+    public async Task APartitionWaiting_ForItsSchemaOrToWriteADeadLetter_KeepsTheConsumerDegraded_WhileOtherPartitionsRecordsAreDone_UntilOneOfItsOwnIs()
     {
         var states = new KafkaProtobufConsumerStates();
         ConsumerStatus orders = states.For("orders");
         orders.Running();
-        orders.SchemaWasUnavailable(new TopicPartition("orders", 3), "no answer within 2000 ms");
-        orders.SchemaWasUnavailable(new TopicPartition("orders", 1), "no answer within 2000 ms");
+        orders.Waits(new TopicPartition("orders", 3), "obtain a writer's schema", "no answer within 2000 ms");
+        orders.Waits(new TopicPartition("orders", 1), "obtain a writer's schema", "no answer within 2000 ms");
+        orders.Waits(new TopicPartition("orders", 5), "write to 'orders.dlq'", "Local_MsgTimedOut");
         orders.RecordDone("orders", 0);
         orders.RecordDone("orders", 2);
         HealthCheckResult whileOthersFlow = await Check(states);
         orders.RecordDone("orders", 3);
+        orders.RecordDone("orders", 5);
         HealthCheckResult oneLeft = await Check(states);
         orders.Released([new TopicPartition("orders", 1)]);
 
         HealthCheckResult healthy = await Check(states);
 
         Assert.Equal(HealthStatus.Degraded, whileOthersFlow.Status);
-        Assert.Equal("orders cannot obtain a writer's schema for orders [1], orders [3] (no answer within 2000 ms)", whileOthersFlow.Description);
+        Assert.Equal("orders cannot obtain a writer's schema for orders [1], orders [3] (no answer within 2000 ms); orders cannot write to 'orders.dlq' for orders [5] (Local_MsgTimedOut)", whileOthersFlow.Description);
         Assert.Equal("orders cannot obtain a writer's schema for orders [1] (no answer within 2000 ms)", oneLeft.Description);
         Assert.Equal(HealthStatus.Healthy, healthy.Status);
     }

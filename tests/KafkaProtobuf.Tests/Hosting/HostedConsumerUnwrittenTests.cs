@@ -1,0 +1,135 @@
+using System;
+using System.Collections.Concurrent;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+using Xunit;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// A dead letter the broker does not take (its topic does not exist, and the broker does not create topics) is written
+/// again, never handled again: the failed record's handler runs its attempts once, however many times the write is
+/// tried; health names the topic that is missing and the partition that waits; once the topic exists, the dead letter is
+/// written and the partition goes on. In each mode: sequential, partition-parallel, batches.
+/// </summary>
+public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unwritten")
+{
+    [Theory]
+    [InlineData("sequential")]
+    [InlineData("partition-parallel")]
+    [InlineData("batches")]
+    public async Task ADeadLetterWhoseTopicIsMissing_IsWrittenAgain_NeverHandledAgain_AndHealthNamesTheTopic(string mode)
+    {
+        string topic = "unwritten-" + mode;
+        ProduceAcrossPartitions(topic, 1, 4); // no dead-letter topic yet
+        var calls = new ConcurrentQueue<long>();
+        var probe = new MoveBackCount();
+        Task Handle(long offset)
+        {
+            calls.Enqueue(offset);
+            return offset == 1 ? throw new TimeoutException("the ledger did not answer") : Task.CompletedTask;
+        }
+
+        using IHost host = StartHost("devices", topic, builder =>
+        {
+            if (mode == "batches")
+            {
+                builder.HandleBatch(async (batch, _) =>
+                {
+                    foreach (ConsumeResult<string, Device> record in batch)
+                    {
+                        await Handle(record.Offset.Value);
+                    }
+                });
+            }
+            else
+            {
+                builder.Handle((record, _) => Handle(record.Offset.Value));
+            }
+        }, options =>
+        {
+            options.MaxConcurrentRecords = mode == "partition-parallel" ? 4 : 1;
+            options.HandlerFailures.MaxAttempts = 2;
+            options.Batches.MaxSize = 1; // each record a batch of its own: the split is not what this test is about
+            options.Batches.MaxWait = TimeSpan.FromMilliseconds(50);
+            options.DeadLetterTimeout = TimeSpan.FromMilliseconds(500);
+            options.DeadLetterProducer!.AllowAutoCreateTopics = false; // a broker that does not create topics
+        }, services =>
+        {
+            services.AddSingleton<IConsumerProbe>(probe);
+            services.AddHealthChecks().AddKafkaProtobufConsumers();
+        });
+        var health = host.Services.GetRequiredService<HealthCheckService>();
+
+        Wait.Until(() => probe.Count >= 3, "three writes of the dead letter to fail", Deadline);
+        HealthReport waiting = await health.CheckHealthAsync();
+        int handlerCallsMeanwhile = calls.Count(c => c == 1);
+        Cluster.CreateTopic(topic + ".dlq", 1);
+        Wait.Until(() => calls.Contains(3), "the records after it handled once the dead letter is written", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(2, handlerCallsMeanwhile); // its two attempts in place, then never again however often the write failed
+        Assert.Equal(2, calls.Count(c => c == 1));
+        Assert.Equal(HealthStatus.Degraded, waiting.Status);
+        string description = waiting.Entries.Values.Single().Description ?? string.Empty;
+        Assert.Contains("devices cannot write to '" + topic + ".dlq' for " + topic + " [0] (", description, StringComparison.Ordinal);
+        Assert.Contains("TimedOut: the topic '" + topic + ".dlq' does not exist", description, StringComparison.Ordinal); // the consumer's wait or the producer's, whichever ends first
+        Assert.Equal(1L, SourceOf(Assert.Single(ReadDeadLetters(Cluster.CreateConsumerConfig(), topic + ".dlq", Deadline)).Message.Headers).Offset.Value);
+        Assert.Equal([0L, 1, 1, 2, 3], calls); // in order: 1's two attempts, then the records after it, each once
+        Assert.Equal([4L], Committed(topic, 1));
+    }
+
+    /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written.</summary>
+    private sealed class MoveBackCount : IConsumerProbe
+    {
+        private int _count;
+
+        public int Count => Volatile.Read(ref _count);
+
+        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        {
+            if (!schemaUnavailable)
+            {
+                Interlocked.Increment(ref _count);
+            }
+        }
+
+        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, System.Collections.Generic.List<TopicPartition> partitions)
+        {
+        }
+
+        public void Revoked(string consumer, System.Collections.Generic.List<TopicPartitionOffset> partitions)
+        {
+        }
+
+        public void Delivered(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void DeadLettered(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void Stored(string consumer, TopicPartitionOffset record)
+        {
+        }
+
+        public void Committed(string consumer, CommittedOffsets offsets)
+        {
+        }
+
+        public void ClientError(string consumer, Error error)
+        {
+        }
+    }
+}
