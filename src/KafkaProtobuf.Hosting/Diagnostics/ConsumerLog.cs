@@ -20,7 +20,7 @@ internal static partial class ConsumerLog
     [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} dead-lettered to {DeadLetter} ({Reason}: {Error})")]
     public static partial void DeadLettered(ILogger logger, string consumer, string record, string deadLetter, string reason, string error);
 
-    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} could not be written to {Topic} ({Error}); reading the record again in {Delay}")]
+    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} could not be written to {Topic} ({Error}); reading the record again in {Delay} to write it again (a handler that failed on it is not run again)")]
     public static partial void DeadLetterRetrying(ILogger logger, string consumer, string record, string topic, string error, TimeSpan delay);
 
     [LoggerMessage(EventId = 6, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: the writer's schema of {Record} could not be obtained; reading it again in {Delay}")]
