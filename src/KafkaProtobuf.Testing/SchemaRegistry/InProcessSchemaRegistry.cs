@@ -38,6 +38,13 @@ public sealed class InProcessSchemaRegistry : IDisposable
 {
     private const string ContentType = "application/vnd.schemaregistry.v1+json";
 
+    /// <summary>How many requests' headers are kept for <see cref="AuthorizationHeaders"/> and <see cref="HeaderValues"/>: the last 10,000.</summary>
+    public const int KeptRequests = 10_000;
+
+    // Ports of this process's registries until they are disposed, stopped ones included: Start never takes one, so
+    // StartAgain finds its port free unless another process took it.
+    private static readonly HashSet<int> ReservedPorts = [];
+
     private readonly RegistryStore _store = new();
     private readonly object _lock = new();
     private readonly ConcurrentDictionary<string, int> _requestCounts = new(StringComparer.Ordinal);
@@ -48,7 +55,7 @@ public sealed class InProcessSchemaRegistry : IDisposable
     private int _failuresLeft;
     private int _failureStatus;
     private long _latencyTicks;
-    private readonly ConcurrentQueue<KeyValuePair<string, string>> _headers = new();
+    private readonly ConcurrentQueue<KeyValuePair<string, string>[]> _headers = new(); // one array per request
     private Func<string, bool>? _authorize;
     private TlsFrontEnd? _tls;
     private bool _disposed;
@@ -91,7 +98,7 @@ public sealed class InProcessSchemaRegistry : IDisposable
         set => Interlocked.Exchange(ref _latencyTicks, value < TimeSpan.Zero ? throw new ArgumentOutOfRangeException(nameof(value)) : value.Ticks);
     }
 
-    /// <summary>The <c>Authorization</c> header of every request received, in order (empty strings for none).</summary>
+    /// <summary>The <c>Authorization</c> header of each request received, in order (empty strings for none); the last <see cref="KeptRequests"/>.</summary>
     public IReadOnlyCollection<string> AuthorizationHeaders => _authorizationHeaders.ToArray();
 
     /// <summary>Starts a registry on a free loopback port.</summary>
@@ -146,12 +153,26 @@ public sealed class InProcessSchemaRegistry : IDisposable
 
     /// <summary>Listens again on the same port after <see cref="Stop"/>, with the same schemas.</summary>
     /// <exception cref="ObjectDisposedException">The registry was disposed.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// Something else took the port while the registry was stopped (another process: this process's registries never
+    /// take one another's): clients of <see cref="Url"/> would reach it, not this registry.
+    /// </exception>
     public void StartAgain()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         if (!IsRunning)
         {
-            Listen();
+            try
+            {
+                Listen();
+            }
+            catch (HttpListenerException e)
+            {
+                throw new InvalidOperationException(
+                    "The in-process registry cannot listen on " + PlainUrl + " again: something else took port " + Port.ToString(CultureInfo.InvariantCulture)
+                    + " while it was stopped, and clients of that URL would reach it instead (" + e.Message + ").",
+                    e);
+            }
         }
     }
 
@@ -209,11 +230,11 @@ public sealed class InProcessSchemaRegistry : IDisposable
         Volatile.Write(ref _authorize, header => header.StartsWith("Bearer ", StringComparison.Ordinal) && isValid(header.Substring("Bearer ".Length)));
     }
 
-    /// <summary>Every value a request header of this name had, in the order the requests came (e.g. Confluent Cloud's <c>target-sr-cluster</c>).</summary>
+    /// <summary>Every value a request header of this name had, in the order the requests came (e.g. Confluent Cloud's <c>target-sr-cluster</c>), over the last <see cref="KeptRequests"/> requests.</summary>
     /// <param name="name">The header's name, any case.</param>
     /// <returns>The values.</returns>
     public IReadOnlyList<string> HeaderValues(string name) =>
-        _headers.Where(h => string.Equals(h.Key, name, StringComparison.OrdinalIgnoreCase)).Select(h => h.Value).ToArray();
+        _headers.SelectMany(request => request).Where(h => string.Equals(h.Key, name, StringComparison.OrdinalIgnoreCase)).Select(h => h.Value).ToArray();
 
     /// <summary>How many requests were received for a path (without the query), e.g. <c>/schemas/ids/1</c>, any method.</summary>
     /// <param name="path">The path, starting with <c>/</c>.</param>
@@ -232,15 +253,29 @@ public sealed class InProcessSchemaRegistry : IDisposable
         _disposed = true;
         Stop();
         _tls?.Dispose();
+        lock (ReservedPorts)
+        {
+            ReservedPorts.Remove(Port);
+        }
     }
 
+    /// <summary>A loopback port free now and held by none of this process's registries, reserved for the new one.</summary>
     private static int FreePort()
     {
-        var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        int port = ((IPEndPoint)probe.LocalEndpoint).Port;
-        probe.Stop();
-        return port;
+        while (true)
+        {
+            var probe = new TcpListener(IPAddress.Loopback, 0);
+            probe.Start();
+            int port = ((IPEndPoint)probe.LocalEndpoint).Port;
+            probe.Stop();
+            lock (ReservedPorts)
+            {
+                if (ReservedPorts.Add(port))
+                {
+                    return port;
+                }
+            }
+        }
     }
 
     private void Listen()
@@ -283,14 +318,11 @@ public sealed class InProcessSchemaRegistry : IDisposable
         string path = request.Url!.AbsolutePath;
         _requestCounts.AddOrUpdate(path, 1, (_, count) => count + 1);
         string authorization = request.Headers["Authorization"] ?? string.Empty;
-        _authorizationHeaders.Enqueue(authorization);
-        foreach (string? name in request.Headers.AllKeys)
-        {
-            if (name is not null && !string.Equals(name, "Authorization", StringComparison.OrdinalIgnoreCase))
-            {
-                _headers.Enqueue(new KeyValuePair<string, string>(name, request.Headers[name] ?? string.Empty));
-            }
-        }
+        Keep(_authorizationHeaders, authorization);
+        Keep(_headers, request.Headers.AllKeys
+            .Where(name => name is not null && !string.Equals(name, "Authorization", StringComparison.OrdinalIgnoreCase))
+            .Select(name => new KeyValuePair<string, string>(name!, request.Headers[name] ?? string.Empty))
+            .ToArray());
 
         try
         {
@@ -323,6 +355,15 @@ public sealed class InProcessSchemaRegistry : IDisposable
         {
             // The client went away, or the registry was stopped mid-answer.
             response.Abort();
+        }
+    }
+
+    /// <summary>Adds a request's entry, dropping the oldest past <see cref="KeptRequests"/>, so that a registry that serves for long keeps a bounded record.</summary>
+    private static void Keep<T>(ConcurrentQueue<T> kept, T entry)
+    {
+        kept.Enqueue(entry);
+        while (kept.Count > KeptRequests && kept.TryDequeue(out _))
+        {
         }
     }
 

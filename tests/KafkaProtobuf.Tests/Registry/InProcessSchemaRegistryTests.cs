@@ -226,6 +226,37 @@ public sealed class InProcessSchemaRegistryTests : IDisposable
     }
 
     [Fact]
+    public void StartAgain_WhenSomethingElseTookThePortMeanwhile_FailsNamingIt_InsteadOfLeavingClientsToIt()
+    {
+        _registry.Stop();
+        using var other = new HttpListener();
+        other.Prefixes.Add("http://127.0.0.1:" + _registry.Port + "/");
+        other.Start();
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => _registry.StartAgain());
+
+        Assert.Contains("something else took port " + _registry.Port, e.Message, StringComparison.Ordinal);
+        Assert.False(_registry.IsRunning);
+    }
+
+    [Fact]
+    public async Task RequestHeaders_AreKeptForTheLastRequestsOnly()
+    {
+        int requests = InProcessSchemaRegistry.KeptRequests + 100;
+        await Parallel.ForEachAsync(Enumerable.Range(0, requests), new ParallelOptions { MaxDegreeOfParallelism = 8 }, async (i, token) =>
+        {
+            using var request = new HttpRequestMessage(HttpMethod.Get, _registry.Url + "/subjects");
+            request.Headers.Add("X-Request", i.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            using HttpResponseMessage response = await _http.SendAsync(request, token);
+            response.EnsureSuccessStatusCode();
+        });
+
+        Assert.Equal(requests, _registry.RequestCount("/subjects"));
+        Assert.Equal(InProcessSchemaRegistry.KeptRequests, _registry.AuthorizationHeaders.Count);
+        Assert.Equal(InProcessSchemaRegistry.KeptRequests, _registry.HeaderValues("X-Request").Count);
+    }
+
+    [Fact]
     public async Task BasicAuth_WhenRequired_RefusesOthersWith401()
     {
         _registry.RequireBasicAuth("KEY", "SECRET");
