@@ -192,6 +192,12 @@ internal static class ConsumeCommand
                         await error.WriteLineAsync("kafka-protobuf consume: the schema registry failed: " + e.Message).ConfigureAwait(false);
                         return ExitCodes.ConnectionFailure;
                     }
+                    catch (Exception e) when (e is not OperationCanceledException)
+                    {
+                        // Whatever else a record's bytes or its schema make fail, that record is shown as an error and the run goes on.
+                        BadRecords++;
+                        await WriteUnreadableAsync(record, e, cancellationToken).ConfigureAwait(false);
+                    }
 
                     shown++;
                 }
@@ -233,7 +239,27 @@ internal static class ConsumeCommand
                 BadRecords++;
             }
 
-            await output.WriteLineAsync(Encoding.UTF8.GetString(buffer.WrittenSpan)).ConfigureAwait(false);
+            await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.WrittenSpan))).ConfigureAwait(false);
+            await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        /// <summary>A record the tool could not show: its place and why, as a JSON line of its own.</summary>
+        private async Task WriteUnreadableAsync(ConsumeResult<byte[], byte[]> record, Exception e, CancellationToken cancellationToken)
+        {
+            var buffer = new ArrayBufferWriter<byte>();
+            using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
+            {
+                writer.WriteStartObject();
+                writer.WriteString("topic", record.Topic);
+                writer.WriteNumber("partition", record.Partition.Value);
+                writer.WriteNumber("offset", record.Offset.Value);
+                writer.WriteStartObject("error");
+                writer.WriteString("message", "the record could not be shown: " + e.GetType().Name + ": " + BoundedText.Cut(e.Message));
+                writer.WriteEndObject();
+                writer.WriteEndObject();
+            }
+
+            await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.WrittenSpan))).ConfigureAwait(false);
             await output.FlushAsync(cancellationToken).ConfigureAwait(false);
         }
 

@@ -75,6 +75,12 @@ internal static class FrameCommand
                 {
                     return ExitCodes.Interrupted; // Ctrl+C while the registry was being asked
                 }
+                catch (Exception e) when (e is not OperationCanceledException)
+                {
+                    // Whatever else the bytes or their schema make fail: said, not thrown.
+                    await error.WriteLineAsync("kafka-protobuf frame: the record could not be decoded: " + e.GetType().Name + ": " + BoundedText.Cut(e.Message)).ConfigureAwait(false);
+                    return ExitCodes.BadRecords;
+                }
 
                 await output.WriteAsync(Layout(data, part, source is not null)).ConfigureAwait(false);
                 return part.IsBad ? ExitCodes.BadRecords : ExitCodes.Ok;
@@ -109,25 +115,26 @@ internal static class FrameCommand
 
         text.Append("magic byte     ").AppendLine(framing.Placement == SchemaIdPlacement.Header ? "(in the schema-id header)" : $"0x{data[0]:x2} at 0");
         text.Append("schema        ").AppendLine(framing.SchemaId.Guid is { } guid ? " GUID " + guid.ToString("D") : " id " + framing.SchemaId.Id?.ToString(CultureInfo.InvariantCulture));
-        text.Append("message index  [").Append(string.Join(", ", framing.Path)).AppendLine("]");
+        text.Append("message index  ").AppendLine(MessageIndexPath.Format(framing.Path, framing.Path.Length));
         text.Append("payload        ").Append(framing.PayloadLength.ToString(CultureInfo.InvariantCulture)).Append(" bytes at ").AppendLine(framing.PayloadOffset.ToString(CultureInfo.InvariantCulture));
+        // What comes from the record or its schema (names, texts, a registry's words) is made inert for the terminal.
         if (part.TypeName is not null)
         {
-            text.Append("type           ").AppendLine(part.TypeName);
+            text.Append("type           ").AppendLine(TerminalText.Neutralize(part.TypeName));
         }
 
         if (part.Json is not null)
         {
-            text.Append("message        ").AppendLine(part.Json);
+            text.Append("message        ").AppendLine(TerminalText.EscapeBidi(part.Json)); // JSON: its controls are escaped already
         }
         else if (part.Problem is not null)
         {
-            text.Append("error          ").AppendLine(part.Problem);
+            text.Append("error          ").AppendLine(TerminalText.Neutralize(part.Problem));
         }
 
         if (part.Hint is not null)
         {
-            text.Append("hint           ").AppendLine(part.Hint);
+            text.Append("hint           ").AppendLine(TerminalText.Neutralize(part.Hint));
         }
         else if (!haveSchemas)
         {

@@ -25,9 +25,10 @@ internal static class KafkaProtobufTool
             StopTimeout,
         };
 
-    /// <summary>Parses and runs a command line: the exit code.</summary>
+    /// <summary>Parses and runs a command line: the exit code. Whatever reaches <paramref name="error"/> is neutralized for a terminal.</summary>
     public static async Task<int> RunAsync(string[] args, TextWriter output, TextWriter error)
     {
+        error = new Output.NeutralizingWriter(error);
         RootCommand root = CreateRootCommand(output, error);
         ParseResult parsed = root.Parse(args, ParserConfiguration);
         if (parsed.Errors.Count > 0)

@@ -56,13 +56,13 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
         if (type is null)
         {
             return new DecodedPart(
-                framing, null, null, $"message-index path [{string.Join(", ", framing.Path)}] names no message of {table.File.Name}", OtherOrderHint(framing, otherOrderType));
+                framing, null, null, $"message-index path {MessageIndexPath.Format(framing.Path, framing.Path.Length)} names no message of {table.File.Name}", OtherOrderHint(framing, otherOrderType));
         }
 
         if (expectedType is not null && type.FullName != expectedType)
         {
             return new DecodedPart(
-                framing, type.FullName, null, $"message-index path [{string.Join(", ", framing.Path)}] names {type.FullName}, not {expectedType}",
+                framing, type.FullName, null, $"message-index path {MessageIndexPath.Format(framing.Path, framing.Path.Length)} names {type.FullName}, not {expectedType}",
                 otherOrderType?.FullName == expectedType ? OtherOrderHint(framing, otherOrderType) : null);
         }
 
@@ -116,7 +116,7 @@ internal sealed class PartDecoder(WriterSchemaLookup? schemas, FrameReader reade
         }
 
         bool innermostFirst = reader.MessageIndexOrder == MessageIndexOrder.InnermostFirst;
-        string otherPath = "[" + string.Join(", ", System.Linq.Enumerable.Reverse(framing.Path)) + "]";
+        string otherPath = MessageIndexPath.Format([.. System.Linq.Enumerable.Reverse(framing.Path)], framing.Path.Length);
         return innermostFirst
             ? $"read root first, as the format has it, the path is {otherPath}, which names {otherOrderType.FullName}: this record was not written by Confluent's .NET serializer 2.10.1 to 2.11.0; read it without --message-index-order innermost-first"
             : $"read innermost first, the path is {otherPath}, which names {otherOrderType.FullName}: the record may come from Confluent's .NET serializer 2.10.1 to 2.11.0, which wrote nested types' paths innermost first; read it with --message-index-order innermost-first";

@@ -30,6 +30,10 @@ public sealed class ProtoJsonDecoder
 
     private readonly Dictionary<string, MessageDescriptor> _knownTypes;
 
+    // How many messages deep the decoding on this thread is: a hostile payload nests as deep as its bytes allow.
+    [ThreadStatic]
+    private static int t_depth;
+
     /// <summary>Creates a decoder that resolves <c>Any</c> payloads among the messages of <paramref name="files"/> and their imports.</summary>
     /// <param name="files">The files whose message types an <c>Any</c> may hold.</param>
     public ProtoJsonDecoder(IEnumerable<FileDescriptor> files)
@@ -78,15 +82,33 @@ public sealed class ProtoJsonDecoder
 
     private void WriteMessage(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<Segment> segments)
     {
-        List<WireField> fields = ReadFields(all, segments);
-        if (WellKnownTypes.TryWrite(this, writer, type, all, fields))
+        Enter(segments.Count > 0 ? segments[0].Start : 0);
+        try
         {
-            return;
-        }
+            List<WireField> fields = ReadFields(all, segments);
+            if (WellKnownTypes.TryWrite(this, writer, type, all, fields))
+            {
+                return;
+            }
 
-        writer.WriteStartObject();
-        WriteProperties(writer, type, all, fields);
-        writer.WriteEndObject();
+            writer.WriteStartObject();
+            WriteProperties(writer, type, all, fields);
+            writer.WriteEndObject();
+        }
+        finally
+        {
+            t_depth--;
+        }
+    }
+
+    /// <summary>One message deeper; past <see cref="WireReader.MaxDepth"/> (Google.Protobuf's limit) the payload is refused, as its parser would.</summary>
+    private static void Enter(int offset)
+    {
+        if (++t_depth > WireReader.MaxDepth)
+        {
+            t_depth--;
+            throw new PayloadDecodeException($"messages nested deeper than {WireReader.MaxDepth}", offset);
+        }
     }
 
     /// <summary>The field occurrences of every segment, in wire order (positions numbered across segments).</summary>
@@ -494,8 +516,18 @@ public sealed class ProtoJsonDecoder
         WriteMessage(writer, type, all, [.. occurrences.Select(o => new Segment(o.Start, o.Length))]);
 
     /// <summary>Writes a message's fields into an object already started (an <c>Any</c> of a plain message).</summary>
-    internal void WriteFieldsOf(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, int start, int length) =>
-        WriteProperties(writer, type, all, ReadFields(all, [new Segment(start, length)]));
+    internal void WriteFieldsOf(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, int start, int length)
+    {
+        Enter(start);
+        try
+        {
+            WriteProperties(writer, type, all, ReadFields(all, [new Segment(start, length)]));
+        }
+        finally
+        {
+            t_depth--;
+        }
+    }
 
     private static IEnumerable<MessageDescriptor> Nested(MessageDescriptor message) => message.NestedTypes.SelectMany(Nested).Prepend(message);
 

@@ -11,6 +11,9 @@ internal readonly record struct WireField(int Number, WireType Type, ulong Scala
 /// <summary>Splits a Protobuf encoding into its field occurrences, in order, without knowing the message type.</summary>
 internal static class WireReader
 {
+    /// <summary>How deep messages and groups may nest: Google.Protobuf's default recursion limit.</summary>
+    internal const int MaxDepth = 100;
+
     /// <summary>Every field occurrence of <paramref name="data"/>; a malformed encoding throws <see cref="PayloadDecodeException"/>.</summary>
     public static List<WireField> ReadFields(ReadOnlySpan<byte> data, int baseOffset)
     {
@@ -55,7 +58,7 @@ internal static class WireReader
                     break;
                 case WireType.StartGroup:
                     int start = position;
-                    int end = SkipGroup(data, ref position, number, baseOffset);
+                    int end = SkipGroup(data, ref position, number, baseOffset, depth: 1);
                     fields.Add(new WireField(number, type, 0, baseOffset + start, end - start, fields.Count)); // without the end tag
                     break;
                 default:
@@ -66,9 +69,14 @@ internal static class WireReader
         return fields;
     }
 
-    /// <summary>Moves past a group's fields and its end tag; returns where the end tag starts.</summary>
-    private static int SkipGroup(ReadOnlySpan<byte> data, ref int position, int number, int baseOffset)
+    /// <summary>Moves past a group's fields and its end tag; returns where the end tag starts. Groups nest at most <see cref="MaxDepth"/> deep.</summary>
+    private static int SkipGroup(ReadOnlySpan<byte> data, ref int position, int number, int baseOffset, int depth)
     {
+        if (depth > MaxDepth)
+        {
+            throw new PayloadDecodeException($"groups nested deeper than {MaxDepth}", baseOffset + position);
+        }
+
         while (true)
         {
             if (position >= data.Length)
@@ -97,7 +105,7 @@ internal static class WireReader
                     position += (int)length;
                     break;
                 case WireType.StartGroup:
-                    SkipGroup(data, ref position, (int)(tag >> 3), baseOffset);
+                    SkipGroup(data, ref position, (int)(tag >> 3), baseOffset, depth + 1);
                     break;
                 case WireType.EndGroup when (int)(tag >> 3) == number:
                     return tagAt;

@@ -7,6 +7,10 @@ namespace KafkaProtobuf.Tool.Output;
 /// <summary>A decoded key or value as the JSON object <c>consume</c> prints: framing, type and message, or the error and the raw bytes.</summary>
 internal static class PartJson
 {
+    // The decoder nests at most WireReader.MaxDepth messages, each at most two JSON levels (a repeated field's array and
+    // its object): deeper than JsonDocument's default of 64, well within this and the writer's 1,000.
+    private static readonly JsonDocumentOptions ReadBack = new() { MaxDepth = 512 };
+
     public static void Write(Utf8JsonWriter writer, DecodedPart part, byte[] data)
     {
         writer.WriteStartObject();
@@ -44,7 +48,7 @@ internal static class PartJson
         {
             // Through a document rather than raw text, so an indenting writer indents the message with the rest.
             writer.WritePropertyName("message");
-            using JsonDocument message = JsonDocument.Parse(part.Json);
+            using JsonDocument message = JsonDocument.Parse(part.Json, ReadBack);
             message.RootElement.WriteTo(writer);
         }
 
