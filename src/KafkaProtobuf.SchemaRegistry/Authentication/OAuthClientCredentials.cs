@@ -12,7 +12,9 @@ public sealed class OAuthClientCredentials
     /// <summary>
     /// The token endpoint's URL (Confluent's <c>bearer.auth.token.endpoint.url</c>; Java's
     /// <c>bearer.auth.issuer.endpoint.url</c>), with any query the endpoint needs (<c>bearer.auth.token.endpoint.query</c>
-    /// is appended to it). Reached with the system's trusted CAs, not the registry's <see cref="RegistryClientOptions.TrustedCertificateAuthorities"/>.
+    /// is appended to it). Reached with the system's trusted CAs, not the registry's <see cref="RegistryClientOptions.TrustedCertificateAuthorities"/>,
+    /// and never by a redirect (a 3xx is an error naming it: the form would carry the client secret wherever it points).
+    /// Messages and <see cref="ToString"/> show it without its query; user info in it is refused.
     /// </summary>
     public string TokenEndpoint { get; set; } = string.Empty;
 
@@ -25,7 +27,7 @@ public sealed class OAuthClientCredentials
     /// <summary>The scope to ask for (<c>bearer.auth.scope</c>); none when <see langword="null"/>.</summary>
     public string? Scope { get; set; }
 
-    /// <summary>The endpoint and client id, never the secret.</summary>
+    /// <summary>The endpoint (its query left out, as it may carry a secret) and client id, never the secret.</summary>
     /// <returns>A description.</returns>
-    public override string ToString() => "OAuth client '" + ClientId + "' at " + TokenEndpoint + (Scope is null ? string.Empty : " (scope " + Scope + ")");
+    public override string ToString() => "OAuth client '" + ClientId + "' at " + RegistryUrls.Shown(TokenEndpoint) + (Scope is null ? string.Empty : " (scope " + Scope + ")");
 }

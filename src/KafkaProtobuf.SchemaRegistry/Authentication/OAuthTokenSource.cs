@@ -21,6 +21,7 @@ internal sealed class OAuthTokenSource
 
     private readonly OAuthClientCredentials _credentials;
     private readonly string _endpoint;
+    private readonly string _shown; // the endpoint in messages: without its query, which may carry a secret
     private readonly HttpClient _http;
     private readonly TimeSpan _timeout;
     private readonly int _maxResponseBytes;
@@ -33,6 +34,7 @@ internal sealed class OAuthTokenSource
     {
         _credentials = credentials;
         _endpoint = credentials.TokenEndpoint;
+        _shown = RegistryUrls.Shown(credentials.TokenEndpoint);
         _http = http;
         _timeout = timeout;
         _maxResponseBytes = maxResponseBytes;
@@ -116,16 +118,16 @@ internal sealed class OAuthTokenSource
             (body, tooLarge) = await BoundedContent.ReadAsync(response, _maxResponseBytes, timeout.Token).ConfigureAwait(false);
             if (tooLarge)
             {
-                throw new SchemaRegistryRequestException(_endpoint, status, null, "the OAuth token endpoint's answer is larger than MaxResponseBytes (" + _maxResponseBytes.ToString("N0", CultureInfo.InvariantCulture) + " bytes)", null);
+                throw new SchemaRegistryRequestException(_shown, status, null, "the OAuth token endpoint's answer is larger than MaxResponseBytes (" + _maxResponseBytes.ToString("N0", CultureInfo.InvariantCulture) + " bytes)", null);
             }
         }
         catch (HttpRequestException e)
         {
-            throw new SchemaRegistryRequestException(_endpoint, null, null, "the OAuth token endpoint could not be reached: " + RegistryTransport.Describe(e), e);
+            throw new SchemaRegistryRequestException(_shown, null, null, "the OAuth token endpoint could not be reached: " + RegistryTransport.Describe(e), e);
         }
         catch (OperationCanceledException e)
         {
-            throw new SchemaRegistryRequestException(_endpoint, null, null, "the OAuth token endpoint gave no token within " + _timeout.TotalMilliseconds.ToString(CultureInfo.InvariantCulture) + " ms", e);
+            throw new SchemaRegistryRequestException(_shown, null, null, "the OAuth token endpoint gave no token within " + _timeout.TotalMilliseconds.ToString(CultureInfo.InvariantCulture) + " ms", e);
         }
 
         TokenJson? answer = Parse(body);
@@ -142,15 +144,16 @@ internal sealed class OAuthTokenSource
             return fresh;
         }
 
-        string error = answer?.Error is { } code ? code + (answer.ErrorDescription is { } description ? ": " + description : string.Empty)
+        string error = answer?.Error is { } code ? BoundedText.Cut(code + (answer.ErrorDescription is { } description ? ": " + description : string.Empty))
             : status is >= 200 and < 300 ? "the answer has no access_token"
+            : status is >= 300 and < 400 ? "a redirect, which the client does not follow (the form it sends holds the client secret): give the endpoint's own URL"
             : RegistryTransport.Excerpt(body);
-        if (status is >= 400 and < 500 and not 408 and not 429)
+        if (status is >= 300 and < 500 and not 408 and not 429)
         {
-            throw new SchemaRegistryAuthenticationException(_endpoint, status, null, error.Length > 0 ? error : "no message", fromTokenEndpoint: true);
+            throw new SchemaRegistryAuthenticationException(_shown, status, null, error.Length > 0 ? error : "no message", fromTokenEndpoint: true);
         }
 
-        throw new SchemaRegistryRequestException(_endpoint, status, null, "the OAuth token endpoint failed: " + (error.Length > 0 ? error : "no message"), null);
+        throw new SchemaRegistryRequestException(_shown, status, null, "the OAuth token endpoint failed: " + (error.Length > 0 ? error : "no message"), null);
     }
 
     private static TokenJson? Parse(byte[] body)

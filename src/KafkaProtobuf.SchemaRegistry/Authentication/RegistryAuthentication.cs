@@ -48,10 +48,7 @@ internal sealed class RegistryAuthentication
 
         if (options.OAuth is { } oauth)
         {
-            if (!Uri.TryCreate(oauth.TokenEndpoint, UriKind.Absolute, out Uri? endpoint) || (endpoint.Scheme != Uri.UriSchemeHttps && endpoint.Scheme != Uri.UriSchemeHttp))
-            {
-                throw new ArgumentException("OAuth.TokenEndpoint must be an absolute http(s) URL (bearer.auth.token.endpoint.url).", nameof(options));
-            }
+            RegistryUrls.TokenEndpoint(oauth.TokenEndpoint);
 
             if (oauth.ClientId.Length == 0 || oauth.ClientSecret.Length == 0)
             {

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Net.Http;
 using System.Security.Cryptography.X509Certificates;
 using System.Threading;
@@ -163,7 +164,7 @@ public sealed class RegistryClientOptions
             : BasicAuthUserInfo is { } userInfo ? "basic authentication as '" + userInfo.Split(':')[0] + "'"
             : BearerToken is not null ? "bearer token from a callback"
             : "no authentication";
-        return "Schema registry " + string.Join(", ", Urls) + "; " + authentication
+        return "Schema registry " + string.Join(", ", Urls.Select(RegistryUrls.Shown)) + "; " + authentication
             + (LogicalCluster is null ? string.Empty : "; logical cluster " + LogicalCluster)
             + (IdentityPoolId is null ? string.Empty : "; identity pool " + IdentityPoolId)
             + (TrustedCertificateAuthorities.Count == 0 ? string.Empty : "; " + TrustedCertificateAuthorities.Count.ToString(CultureInfo.InvariantCulture) + " trusted CA(s)")

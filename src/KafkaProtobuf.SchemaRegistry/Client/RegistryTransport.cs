@@ -39,7 +39,7 @@ internal sealed class RegistryTransport : IDisposable
 
     internal RegistryTransport(RegistryClientOptions options)
     {
-        _urls = options.Urls.Select(Normalize).ToArray();
+        _urls = options.Urls.Select(RegistryUrls.Registry).ToArray();
         if (_urls.Length == 0)
         {
             throw new ArgumentException("Give at least one registry URL.", nameof(options));
@@ -80,8 +80,9 @@ internal sealed class RegistryTransport : IDisposable
         _authentication = RegistryAuthentication.From(options, credentials =>
         {
             // The token endpoint is not the registry: the system's CAs, not the registry's TLS options; a user's client or handler (a proxy) for both.
+            // Our own handler follows no redirect: on a 307 or 308 .NET would send the form, client secret and all, wherever it points.
             _tokenHttp = options.HttpClient is null
-                ? new HttpClient(options.HttpMessageHandler ?? new HttpClientHandler(), disposeHandler: options.HttpMessageHandler is null) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
+                ? new HttpClient(options.HttpMessageHandler ?? new HttpClientHandler { AllowAutoRedirect = false }, disposeHandler: options.HttpMessageHandler is null) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
                 : null;
             return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.MaxResponseBytes, options.TimeProvider);
         });
@@ -272,25 +273,6 @@ internal sealed class RegistryTransport : IDisposable
 
         string text = Excerpt(body);
         return (null, text.Length > 0 ? text : reason ?? "no message");
-    }
-
-    private static string Normalize(string url)
-    {
-        if (string.IsNullOrWhiteSpace(url))
-        {
-            throw new ArgumentException("A registry URL is empty.", nameof(url));
-        }
-
-        string trimmed = url.Trim().TrimEnd('/');
-        if (Uri.TryCreate(trimmed, UriKind.Absolute, out Uri? parsed) && parsed.UserInfo.Length > 0)
-        {
-            // Never echoed: it holds a password.
-            throw new ArgumentException("A registry URL carries credentials; give them as BasicAuthUserInfo (basic.auth.user.info) instead.", nameof(url));
-        }
-
-        return trimmed.StartsWith("http://", StringComparison.OrdinalIgnoreCase) || trimmed.StartsWith("https://", StringComparison.OrdinalIgnoreCase)
-            ? trimmed
-            : "http://" + trimmed;
     }
 
     /// <summary>A 401 to a request that carried this header: worth one more try if the token can be renewed.</summary>

@@ -37,11 +37,12 @@ internal static class ConsumeCommand
         var failOnError = new Option<bool>("--fail-on-error") { Description = "Exit with code 1 if any record could not be read." };
         var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
         keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
-        var property = new Option<string[]>("-X") { Description = "A librdkafka property, name=value (security settings, say).", HelpName = "name=value", AllowMultipleArgumentsPerToken = false };
+        var property = new Option<string[]>("-X") { Description = "A librdkafka property, name=value (security settings, say; a secret is better in a --kafka-config file, which ps and shell history do not show).", HelpName = "name=value", AllowMultipleArgumentsPerToken = false };
+        var kafkaConfig = new Option<FileInfo?>("--kafka-config", "-F") { Description = "A file of librdkafka properties, name=value lines (# for comments), as kcat -F reads them; -X wins over it.", HelpName = "file" };
         var schema = new SchemaOptions();
         var command = new Command("consume", "Read a topic's records (a dead-letter topic too) and print each: key and value decoded to JSON from the writer's schema, headers, dead-letter details. No consumer group; nothing is committed.")
         {
-            servers, topic, partition, offset, fromBeginning, max, untilEnd, failOnError, keyFormat, property,
+            servers, topic, partition, offset, fromBeginning, max, untilEnd, failOnError, keyFormat, property, kafkaConfig,
         };
         schema.AddTo(command);
         command.SetAction(async (result, cancellationToken) =>
@@ -57,17 +58,32 @@ internal static class ConsumeCommand
                 EnablePartitionEof = true,
                 AllowAutoCreateTopics = false,
             };
+            void Warn(string warning) => error.WriteLine("kafka-protobuf consume: warning: " + warning);
             try
             {
+                if (result.GetValue(kafkaConfig) is { } file)
+                {
+                    foreach (KeyValuePair<string, string> setting in Secrets.ReadProperties(file))
+                    {
+                        config.Set(setting.Key, setting.Value);
+                    }
+                }
+
                 foreach (string setting in result.GetValue(property) ?? [])
                 {
                     int equals = setting.IndexOf('=', StringComparison.Ordinal);
                     if (equals <= 0)
                     {
-                        throw new ArgumentException($"-X {setting}: expected name=value");
+                        throw new ArgumentException("an -X argument is not name=value (not shown: it may hold a secret)");
                     }
 
-                    config.Set(setting[..equals], setting[(equals + 1)..]);
+                    string name = setting[..equals];
+                    if (Secrets.IsSecretProperty(name))
+                    {
+                        Warn($"-X {name}=... puts a secret on the command line, where ps and the shell's history show it: give it in a --kafka-config file");
+                    }
+
+                    config.Set(name, setting[(equals + 1)..]);
                 }
 
                 if (result.GetValue(offset) is not null && result.GetValue(fromBeginning))
@@ -76,7 +92,7 @@ internal static class ConsumeCommand
                 }
 
                 reader = schema.Reader(result);
-                source = schema.Source(result);
+                source = schema.Source(result, Warn);
             }
             catch (ArgumentException e)
             {
@@ -187,7 +203,7 @@ internal static class ConsumeCommand
                     {
                         await WriteRecordAsync(record, cancellationToken).ConfigureAwait(false);
                     }
-                    catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException)
+                    catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException or UnauthorizedAccessException)
                     {
                         await error.WriteLineAsync("kafka-protobuf consume: the schema registry failed: " + e.Message).ConfigureAwait(false);
                         return ExitCodes.ConnectionFailure;

@@ -42,7 +42,7 @@ internal static class FrameCommand
                 reader = schema.Reader(result);
                 data = ReadBytes(result.GetRequiredValue(input));
                 headerBytes = result.GetValue(header) is { } h ? ReadBytes(h) : null;
-                source = schema.Source(result);
+                source = schema.Source(result, warning => error.WriteLine("kafka-protobuf frame: warning: " + warning));
             }
             catch (ArgumentException e)
             {
@@ -66,7 +66,7 @@ internal static class FrameCommand
                     part = await decoder.DecodeAsync(
                         data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.Format) == "pretty", cancellationToken, result.GetValue(schema.ExpectedType)).ConfigureAwait(false);
                 }
-                catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException)
+                catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException or UnauthorizedAccessException)
                 {
                     await error.WriteLineAsync("kafka-protobuf frame: the schema registry failed: " + e.Message).ConfigureAwait(false);
                     return ExitCodes.ConnectionFailure;

@@ -13,9 +13,13 @@ internal sealed class SchemaOptions
 {
     public Option<string?> Registry { get; } = new("--schema-registry") { Description = "Schema Registry URL (comma-separated for fail-over); payloads are decoded from the writer's schema.", HelpName = "url" };
 
-    public Option<string?> BasicAuth { get; } = new("--registry-basic-auth") { Description = "Registry credentials, user:password.", HelpName = "user:password" };
+    public Option<string?> BasicAuth { get; } = new("--registry-basic-auth") { Description = "Registry credentials, user:password (visible in ps and shell history: prefer --registry-basic-auth-file or " + Secrets.BasicAuthVariable + ").", HelpName = "user:password" };
 
-    public Option<string?> BearerToken { get; } = new("--registry-bearer-token") { Description = "Registry bearer token.", HelpName = "token" };
+    public Option<FileInfo?> BasicAuthFile { get; } = new("--registry-basic-auth-file") { Description = "A file holding the registry credentials, user:password (or set " + Secrets.BasicAuthVariable + ").", HelpName = "file" };
+
+    public Option<string?> BearerToken { get; } = new("--registry-bearer-token") { Description = "Registry bearer token (visible in ps and shell history: prefer --registry-bearer-token-file or " + Secrets.BearerTokenVariable + ").", HelpName = "token" };
+
+    public Option<FileInfo?> BearerTokenFile { get; } = new("--registry-bearer-token-file") { Description = "A file holding the registry bearer token (or set " + Secrets.BearerTokenVariable + ").", HelpName = "file" };
 
     public Option<FileInfo?> DescriptorSet { get; } = new("--descriptor-set") { Description = "Decode with a protoc descriptor set (protoc --include_imports --descriptor_set_out=FILE) instead of a registry.", HelpName = "file.pb" };
 
@@ -58,7 +62,9 @@ internal sealed class SchemaOptions
     {
         command.Add(Registry);
         command.Add(BasicAuth);
+        command.Add(BasicAuthFile);
         command.Add(BearerToken);
+        command.Add(BearerTokenFile);
         command.Add(DescriptorSet);
         command.Add(ProtoFile);
         command.Add(LegacyIndexes);
@@ -79,9 +85,9 @@ internal sealed class SchemaOptions
     /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes or --message-index-order innermost-first.</exception>
     public FrameReader Reader(ParseResult result) => new(Framing(result));
 
-    /// <summary>The schema source the options name, or null for framing only.</summary>
-    /// <exception cref="ArgumentException">Both a registry and a descriptor set, a descriptor set that cannot be read, or --type without either.</exception>
-    public WriterSchemaLookup? Source(ParseResult result)
+    /// <summary>The schema source the options name, or null for framing only; <paramref name="warn"/> says what is unsafe in them (a secret as an argument).</summary>
+    /// <exception cref="ArgumentException">Both a registry and a descriptor set, a descriptor set or secret file that cannot be read, or --type without either.</exception>
+    public WriterSchemaLookup? Source(ParseResult result, Action<string> warn)
     {
         string? registry = result.GetValue(Registry);
         FileInfo? set = result.GetValue(DescriptorSet);
@@ -112,13 +118,16 @@ internal sealed class SchemaOptions
             return null;
         }
 
-        var options = new RegistryClientOptions { BasicAuthUserInfo = result.GetValue(BasicAuth) };
+        var options = new RegistryClientOptions
+        {
+            BasicAuthUserInfo = Secrets.Read(result.GetValue(BasicAuth), "--registry-basic-auth", result.GetValue(BasicAuthFile), Secrets.BasicAuthVariable, warn),
+        };
         foreach (string url in registry.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
         {
             options.Urls.Add(url);
         }
 
-        if (result.GetValue(BearerToken) is { } token)
+        if (Secrets.Read(result.GetValue(BearerToken), "--registry-bearer-token", result.GetValue(BearerTokenFile), Secrets.BearerTokenVariable, warn) is { } token)
         {
             options.BearerToken = _ => Task.FromResult(token);
         }

@@ -39,9 +39,24 @@ public static class ToolProcess
         return start;
     }
 
-    public static async Task<Result> RunAsync(params string[] args)
+    public static Task<Result> RunAsync(params string[] args) => RunAsync(null, args);
+
+    /// <summary>Runs the tool with these environment variables set (or, with a null value, removed).</summary>
+    public static async Task<Result> RunAsync(System.Collections.Generic.IReadOnlyDictionary<string, string?>? environment, params string[] args)
     {
         ProcessStartInfo start = StartInfo(args);
+        foreach (System.Collections.Generic.KeyValuePair<string, string?> variable in environment ?? new System.Collections.Generic.Dictionary<string, string?>())
+        {
+            if (variable.Value is null)
+            {
+                start.Environment.Remove(variable.Key);
+            }
+            else
+            {
+                start.Environment[variable.Key] = variable.Value;
+            }
+        }
+
         using Process process = Process.Start(start) ?? throw new InvalidOperationException("the tool did not start");
         Task<string> output = process.StandardOutput.ReadToEndAsync();
         Task<string> error = process.StandardError.ReadToEndAsync();
