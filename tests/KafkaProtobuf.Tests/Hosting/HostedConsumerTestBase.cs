@@ -126,6 +126,28 @@ public abstract class HostedConsumerTestBase : IDisposable
         Assert.Equal(0, producer.Flush(Deadline));
     }
 
+    /// <summary>Checks health until it is <paramref name="wanted"/> (and <paramref name="also"/> holds), up to <see cref="Deadline"/>.</summary>
+    protected static async Task<Microsoft.Extensions.Diagnostics.HealthChecks.HealthReport> PollHealth(
+        Microsoft.Extensions.Diagnostics.HealthChecks.HealthCheckService health, Microsoft.Extensions.Diagnostics.HealthChecks.HealthStatus wanted, Func<bool>? also = null)
+    {
+        DateTime end = DateTime.UtcNow + Deadline;
+        while (true)
+        {
+            Microsoft.Extensions.Diagnostics.HealthChecks.HealthReport report = await health.CheckHealthAsync();
+            if (report.Status == wanted && (also is null || also()))
+            {
+                return report;
+            }
+
+            if (DateTime.UtcNow > end)
+            {
+                throw new TimeoutException("waited in vain for health " + wanted + "; last " + report.Status + ": " + string.Join("; ", report.Entries.Values.Select(e => e.Description)));
+            }
+
+            await Task.Delay(20);
+        }
+    }
+
     /// <summary>What the group has committed on each partition of <paramref name="topic"/> (the next offset to read).</summary>
     protected long[] Committed(string topic, int partitions)
     {
