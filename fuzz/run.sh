@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of KafkaProtobuf with AFL++ and SharpFuzz.
 #
-#   fuzz/run.sh TARGET SECONDS [EXECUTIONS]     TARGET: reader | typed | multi
+#   fuzz/run.sh TARGET SECONDS [EXECUTIONS]     TARGET: reader | typed | multi | tool | registry
 #
 # With EXECUTIONS, AFL stops after that many executions (SECONDS is then only a cap).
 # Installs what is missing (afl++ from Debian's packages, the sharpfuzz tool from NuGet via the repository's tool
-# manifest), publishes the harness, instruments KafkaProtobuf.dll (and Google.Protobuf.dll for the deserializer
-# targets), writes the seed corpus from the Confluent test vectors, runs afl-fuzz for SECONDS, and prints one line:
+# manifest), publishes the harness, instruments the target's assemblies (KafkaProtobuf.dll, and Google.Protobuf.dll for
+# the deserializer targets; kafka-protobuf.dll for the tool's decoder; KafkaProtobuf.SchemaRegistry.dll and
+# Google.Protobuf.dll for the registry's answers), writes the seed corpus (the Confluent test vectors; registry answers
+# for registry), runs afl-fuzz for SECONDS, and prints one line:
 #   fuzz TARGET: N executions, N execs/s, N edges, N corpus entries, N crashes, N hangs
 # Exits non-zero if AFL found a crash or a hang; the inputs are then in fuzz/out/TARGET/findings/default/{crashes,hangs}.
 # Every finding becomes a file in tests/KafkaProtobuf.Tests/FuzzRegressions (see the README there).
 set -euo pipefail
 
-target=${1:?usage: fuzz/run.sh reader|typed|multi SECONDS [EXECUTIONS]}
-seconds=${2:?usage: fuzz/run.sh reader|typed|multi SECONDS [EXECUTIONS]}
+target=${1:?usage: fuzz/run.sh reader|typed|multi|tool|registry SECONDS [EXECUTIONS]}
+seconds=${2:?usage: fuzz/run.sh reader|typed|multi|tool|registry SECONDS [EXECUTIONS]}
 executions=${3:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${FUZZ_WORK:-$root/fuzz/out/$target}
@@ -31,11 +33,18 @@ dotnet tool restore >/dev/null
 rm -rf "$work"
 mkdir -p "$work"
 dotnet publish fuzz/KafkaProtobuf.Fuzz/KafkaProtobuf.Fuzz.csproj -c Release -o "$work/bin" -nologo -v quiet >&2
-dotnet sharpfuzz "$work/bin/KafkaProtobuf.dll" >&2
-if [ "$target" != reader ]; then
-    dotnet sharpfuzz "$work/bin/Google.Protobuf.dll" >&2
-fi
-dotnet "$work/bin/KafkaProtobuf.Fuzz.dll" seeds "$work/seeds"
+# The seeds first: writing them runs code that is not to be instrumented yet (outside AFL, instrumented code crashes).
+dotnet "$work/bin/KafkaProtobuf.Fuzz.dll" seeds "$work/seeds" "$target"
+case "$target" in
+    reader) instrumented=(KafkaProtobuf.dll) ;;
+    typed|multi) instrumented=(KafkaProtobuf.dll Google.Protobuf.dll) ;;
+    tool) instrumented=(kafka-protobuf.dll KafkaProtobuf.dll) ;;
+    registry) instrumented=(KafkaProtobuf.SchemaRegistry.dll Google.Protobuf.dll) ;;
+    *) echo "unknown target $target" >&2; exit 2 ;;
+esac
+for assembly in "${instrumented[@]}"; do
+    dotnet sharpfuzz "$work/bin/$assembly" >&2
+done
 
 # The target is `dotnet`, not an instrumented binary; crashes are exceptions, not core dumps; containers may not let
 # AFL pin a core or read the CPU governor.

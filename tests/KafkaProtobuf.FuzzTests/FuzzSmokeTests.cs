@@ -10,12 +10,14 @@ namespace KafkaProtobuf.FuzzTests;
 
 public partial class FuzzSmokeTests
 {
-    private const int Seconds = 45;
+    private const int Seconds = 35;
 
     [SkippableTheory]
     [InlineData("reader")]
     [InlineData("typed")]
     [InlineData("multi")]
+    [InlineData("tool")]
+    [InlineData("registry")]
     public void Harness_FuzzesWithoutFindings(string target)
     {
         Skip.IfNot(DotNet.IsOnPath("afl-fuzz"), "afl-fuzz is not installed (Debian: apt-get install afl++); .ci/run installs it.");

@@ -110,6 +110,11 @@ internal sealed class WriterFileBuilder
                     throw Unusable("it pulls in more than MaxReferences (" + _limits.MaxReferences.ToString(CultureInfo.InvariantCulture) + ") references", null);
                 }
 
+                if (reference.Subject.Length == 0 || reference.Version < 1)
+                {
+                    throw Unusable("its reference " + BoundedText.Cut(reference.ToString(), 300) + " names no subject and version to fetch", null);
+                }
+
                 RegistrySchema dependency;
                 try
                 {

@@ -43,6 +43,8 @@ public sealed class UnusableSchemaTests : IDisposable
         { "a reference whose version the registry lacks (40402)", "Version 3 not found" },
         { "a reference that is Avro", "its reference other.proto → other v1 is an AVRO schema, not Protobuf" },
         { "references in a cycle", "its references form a cycle through a.proto" },
+        { "a reference with no subject", "names no subject and version to fetch" },
+        { "a reference of version 0", "names no subject and version to fetch" },
         { "a 422 for the id", "(error code 42202)" },
         { "a 404 for the id with another error code", "(error code 404)" },
         { "JSON that is no schema", "the answer is not the JSON expected" },
@@ -182,6 +184,12 @@ public sealed class UnusableSchemaTests : IDisposable
                 _registry.Schema(Id, File("reading.proto", Message("Reading"), "a.proto"), ("a.proto", "a", 1));
                 _registry.Version("a", 1, File("a.proto", Message("A"), "b.proto"), ("b.proto", "b", 1));
                 _registry.Version("b", 1, File("b.proto", Message("B"), "a.proto"), ("a.proto", "a", 1));
+                break;
+            case "a reference with no subject":
+                _registry.Schema(Id, File("reading.proto", Message("Reading"), "other.proto"), ("other.proto", string.Empty, 1));
+                break;
+            case "a reference of version 0":
+                _registry.Schema(Id, File("reading.proto", Message("Reading"), "other.proto"), ("other.proto", "other", 0));
                 break;
             case "a 422 for the id":
                 _registry.Error(ids, 422, 42202, "Invalid format");
