@@ -23,7 +23,8 @@ namespace KafkaProtobuf.Fuzz;
 /// </summary>
 public static class ToolHarness
 {
-    private static readonly FileDescriptor Node = FileDescriptor.BuildFromByteStrings([Google.Protobuf.WellKnownTypes.AnyReflection.Descriptor.SerializedData, Google.Protobuf.WellKnownTypes.StructReflection.Descriptor.SerializedData, new FileDescriptorProto
+    /// <summary><c>message Node { Node child = 1; string name = 2; repeated Node children = 3; Any any = 4; Value value = 5; }</c>: a type that nests as deep as its payload does.</summary>
+    public static FileDescriptor Node { get; } = FileDescriptor.BuildFromByteStrings([Google.Protobuf.WellKnownTypes.AnyReflection.Descriptor.SerializedData, Google.Protobuf.WellKnownTypes.StructReflection.Descriptor.SerializedData, new FileDescriptorProto
     {
         Name = "node.proto",
         Package = "fuzz.v1",

@@ -13,6 +13,7 @@ using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using static KafkaProtobuf.Tests.Support.Hex;
 using Type = Google.Protobuf.Reflection.FieldDescriptorProto.Types.Type;
+using static KafkaProtobuf.Tests.Support.TestDescriptors;
 
 namespace KafkaProtobuf.Tests.Hostile;
 
@@ -153,25 +154,5 @@ public static class HostileRecords
                 : File("chain" + i.ToString(CultureInfo.InvariantCulture) + ".proto", Message("C" + i.ToString(CultureInfo.InvariantCulture)), next + ".proto"),
                 i == length ? [] : [(next + ".proto", next, 1)]);
         }
-    }
-
-    private static FileDescriptorProto File(string name, DescriptorProto message, params string[] imports)
-    {
-        var file = new FileDescriptorProto { Name = name, Package = "vectors.telemetry.v1", Syntax = "proto3", MessageType = { message } };
-        file.Dependency.AddRange(imports);
-        return file;
-    }
-
-    private static DescriptorProto Message(string name, params FieldDescriptorProto[] fields) => new() { Name = name, Field = { fields } };
-
-    private static FieldDescriptorProto Field(string name, int number, Type type, string? typeName = null)
-    {
-        var field = new FieldDescriptorProto { Name = name, Number = number, Type = type, Label = FieldDescriptorProto.Types.Label.Optional };
-        if (typeName is not null)
-        {
-            field.TypeName = typeName;
-        }
-
-        return field;
     }
 }

@@ -119,7 +119,7 @@ public sealed class HostedConsumerDeadLetterSizeTests() : HostedConsumerTestBase
         }, services => services.AddHealthChecks().AddKafkaProtobufConsumers());
         var health = host.Services.GetRequiredService<HealthCheckService>();
 
-        HealthReport failed = await Poll(health, HealthStatus.Unhealthy);
+        HealthReport failed = await PollHealth(health, HealthStatus.Unhealthy);
         await host.StopAsync().WaitAsync(Deadline);
 
         string reason = failed.Entries.Values.Single().Description ?? string.Empty;
@@ -130,25 +130,5 @@ public sealed class HostedConsumerDeadLetterSizeTests() : HostedConsumerTestBase
         Assert.Contains("message.max.bytes of the producer", reason, StringComparison.Ordinal);
         Assert.Empty(handled); // nothing past the record, which is read again when the consumer restarts
         Assert.Equal([Offset.Unset.Value], Committed("too-big", 1));
-    }
-
-    private static async Task<HealthReport> Poll(HealthCheckService health, HealthStatus wanted)
-    {
-        DateTime end = DateTime.UtcNow + Deadline;
-        while (true)
-        {
-            HealthReport report = await health.CheckHealthAsync();
-            if (report.Status == wanted)
-            {
-                return report;
-            }
-
-            if (DateTime.UtcNow > end)
-            {
-                throw new TimeoutException("waited in vain for health " + wanted + "; last " + report.Status + ": " + report.Entries.Values.SingleOrDefault().Description);
-            }
-
-            await Task.Delay(20);
-        }
     }
 }

@@ -164,23 +164,5 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         return builder.Build();
     }
 
-    private static async Task<HealthReport> Poll(HealthCheckService health, HealthStatus wanted)
-    {
-        DateTime end = DateTime.UtcNow + Deadline;
-        while (true)
-        {
-            HealthReport report = await health.CheckHealthAsync();
-            if (report.Status == wanted)
-            {
-                return report;
-            }
-
-            if (DateTime.UtcNow > end)
-            {
-                throw new TimeoutException("waited in vain for health " + wanted + "; last " + report.Status + ": " + report.Entries.Values.Single().Description);
-            }
-
-            await Task.Delay(20);
-        }
-    }
+    private static Task<HealthReport> Poll(HealthCheckService health, HealthStatus wanted) => HostedConsumerTestBase.PollHealth(health, wanted);
 }

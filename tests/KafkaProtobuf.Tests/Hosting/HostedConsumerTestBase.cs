@@ -127,7 +127,7 @@ public abstract class HostedConsumerTestBase : IDisposable
     }
 
     /// <summary>Checks health until it is <paramref name="wanted"/> (and <paramref name="also"/> holds), up to <see cref="Deadline"/>.</summary>
-    protected static async Task<Microsoft.Extensions.Diagnostics.HealthChecks.HealthReport> PollHealth(
+    internal static async Task<Microsoft.Extensions.Diagnostics.HealthChecks.HealthReport> PollHealth(
         Microsoft.Extensions.Diagnostics.HealthChecks.HealthCheckService health, Microsoft.Extensions.Diagnostics.HealthChecks.HealthStatus wanted, Func<bool>? also = null)
     {
         DateTime end = DateTime.UtcNow + Deadline;

@@ -127,7 +127,7 @@ public sealed class SecretLeakTests : IDisposable
     /// <summary>A token endpoint that sends every request on to another with a 307 (which keeps the method and the body).</summary>
     private sealed class RedirectingEndpoint : IDisposable
     {
-        private readonly HttpListener _listener = new();
+        private readonly HttpListener _listener;
         private readonly Task _loop;
         private readonly string _to;
         private int _requests;
@@ -135,25 +135,8 @@ public sealed class SecretLeakTests : IDisposable
         public RedirectingEndpoint(string to)
         {
             _to = to;
-            for (int attempt = 0; ; attempt++)
-            {
-                var probe = new System.Net.Sockets.TcpListener(IPAddress.Loopback, 0);
-                probe.Start();
-                int port = ((IPEndPoint)probe.LocalEndpoint).Port;
-                probe.Stop();
-                Url = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture) + "/token";
-                _listener.Prefixes.Add("http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture) + "/");
-                try
-                {
-                    _listener.Start();
-                    break;
-                }
-                catch (HttpListenerException) when (attempt < 10)
-                {
-                    _listener.Prefixes.Clear();
-                }
-            }
-
+            _listener = LoopbackListener.Start(out string baseUrl);
+            Url = baseUrl + "/token";
             _loop = Task.Run(async () =>
             {
                 while (_listener.IsListening)

@@ -11,6 +11,7 @@ using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
 using Type = Google.Protobuf.Reflection.FieldDescriptorProto.Types.Type;
+using static KafkaProtobuf.Tests.Support.TestDescriptors;
 
 namespace KafkaProtobuf.Tests.Registry;
 
@@ -242,25 +243,5 @@ public sealed class UnusableSchemaTests : IDisposable
             default:
                 throw new ArgumentOutOfRangeException(nameof(answer), answer, "no script");
         }
-    }
-
-    private static FileDescriptorProto File(string name, DescriptorProto message, params string[] imports)
-    {
-        var file = new FileDescriptorProto { Name = name, Package = "vectors.telemetry.v1", Syntax = "proto3", MessageType = { message } };
-        file.Dependency.AddRange(imports);
-        return file;
-    }
-
-    private static DescriptorProto Message(string name, params FieldDescriptorProto[] fields) => new() { Name = name, Field = { fields } };
-
-    private static FieldDescriptorProto Field(string name, int number, Type type, string? typeName = null)
-    {
-        var field = new FieldDescriptorProto { Name = name, Number = number, Type = type, Label = FieldDescriptorProto.Types.Label.Optional };
-        if (typeName is not null)
-        {
-            field.TypeName = typeName;
-        }
-
-        return field;
     }
 }

@@ -20,7 +20,7 @@ namespace KafkaProtobuf.Tests.Support;
 /// </summary>
 public sealed class InProcessTokenEndpoint : IDisposable
 {
-    private readonly HttpListener _listener = new();
+    private readonly HttpListener _listener;
     private readonly ConcurrentDictionary<string, DateTime> _issued = new(StringComparer.Ordinal);
     private readonly Task _loop;
     private readonly string _clientId;
@@ -34,22 +34,8 @@ public sealed class InProcessTokenEndpoint : IDisposable
         _clientId = clientId;
         _clientSecret = clientSecret;
         Lifetime = lifetime;
-        for (int attempt = 0; ; attempt++)
-        {
-            int port = FreePort();
-            Url = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture) + "/oauth2/token";
-            _listener.Prefixes.Add("http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture) + "/");
-            try
-            {
-                _listener.Start();
-                break;
-            }
-            catch (HttpListenerException) when (attempt < 10)
-            {
-                _listener.Prefixes.Clear();
-            }
-        }
-
+        _listener = LoopbackListener.Start(out string baseUrl);
+        Url = baseUrl + "/oauth2/token";
         _loop = Task.Run(LoopAsync);
     }
 
@@ -97,15 +83,6 @@ public sealed class InProcessTokenEndpoint : IDisposable
         }
 
         return source;
-    }
-
-    private static int FreePort()
-    {
-        var probe = new System.Net.Sockets.TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        int port = ((IPEndPoint)probe.LocalEndpoint).Port;
-        probe.Stop();
-        return port;
     }
 
     private async Task LoopAsync()

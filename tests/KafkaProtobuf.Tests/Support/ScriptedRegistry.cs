@@ -20,32 +20,15 @@ namespace KafkaProtobuf.Tests.Support;
 /// </summary>
 public sealed class ScriptedRegistry : IDisposable
 {
-    private readonly HttpListener _listener = new();
+    private readonly HttpListener _listener;
     private readonly ConcurrentDictionary<string, Answer> _answers = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, int> _requests = new(StringComparer.Ordinal);
     private readonly Task _loop;
 
     public ScriptedRegistry()
     {
-        for (int attempt = 0; ; attempt++)
-        {
-            var probe = new System.Net.Sockets.TcpListener(IPAddress.Loopback, 0);
-            probe.Start();
-            int port = ((IPEndPoint)probe.LocalEndpoint).Port;
-            probe.Stop();
-            Url = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture);
-            _listener.Prefixes.Add(Url + "/");
-            try
-            {
-                _listener.Start();
-                break;
-            }
-            catch (HttpListenerException) when (attempt < 10)
-            {
-                _listener.Prefixes.Clear();
-            }
-        }
-
+        _listener = LoopbackListener.Start(out string url);
+        Url = url;
         _loop = Task.Run(LoopAsync);
     }
 

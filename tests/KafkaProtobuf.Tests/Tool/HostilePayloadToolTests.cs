@@ -31,25 +31,8 @@ public sealed class HostilePayloadToolTests : IDisposable
         }
     }
 
-    /// <summary><c>message Node { Node child = 1; string name = 2; }</c>: a type that nests as deep as its payload does.</summary>
-    internal static FileDescriptor NodeFile { get; } = FileDescriptor.BuildFromByteStrings([new FileDescriptorProto
-    {
-        Name = "node.proto",
-        Package = "hostile.v1",
-        Syntax = "proto3",
-        MessageType =
-        {
-            new DescriptorProto
-            {
-                Name = "Node",
-                Field =
-                {
-                    new FieldDescriptorProto { Name = "child", Number = 1, Type = FieldDescriptorProto.Types.Type.Message, TypeName = ".hostile.v1.Node", Label = FieldDescriptorProto.Types.Label.Optional },
-                    new FieldDescriptorProto { Name = "name", Number = 2, Type = FieldDescriptorProto.Types.Type.String, Label = FieldDescriptorProto.Types.Label.Optional },
-                },
-            },
-        },
-    }.ToByteString()])[0];
+    /// <summary>The fuzz target's self-nesting <c>Node</c> (child = 1, name = 2).</summary>
+    internal static FileDescriptor NodeFile => KafkaProtobuf.Fuzz.ToolHarness.Node;
 
     /// <summary>A Node payload <paramref name="depth"/> messages deep, the innermost named <paramref name="name"/>.</summary>
     internal static byte[] Nested(int depth, string name = "x")
@@ -102,7 +85,7 @@ public sealed class HostilePayloadToolTests : IDisposable
         ToolProcess.Result run = await ToolProcess.RunAsync("frame", "@" + Write(Framed(NestedGroups())), "--descriptor-set", NodeSet());
 
         Assert.True(run.ExitCode == ExitCodes.BadRecords, $"exit {run.ExitCode}: {run.Error}"); // was 134: Stack overflow
-        Assert.Contains("error          the payload is not a hostile.v1.Node: groups nested deeper than 100", run.Output, StringComparison.Ordinal);
+        Assert.Contains("error          the payload is not a fuzz.v1.Node: groups nested deeper than 100", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -111,7 +94,7 @@ public sealed class HostilePayloadToolTests : IDisposable
         ToolProcess.Result run = await ToolProcess.RunAsync("frame", "@" + Write(Framed(Nested(70))), "--descriptor-set", NodeSet());
 
         Assert.True(run.ExitCode == ExitCodes.Ok, $"exit {run.ExitCode}: {run.Error}");
-        Assert.Contains("type           hostile.v1.Node", run.Output, StringComparison.Ordinal);
+        Assert.Contains("type           fuzz.v1.Node", run.Output, StringComparison.Ordinal);
         Assert.Equal(69, run.Output.Split("\"child\"").Length - 1);
     }
 
@@ -157,5 +140,5 @@ public sealed class HostilePayloadToolTests : IDisposable
         return path;
     }
 
-    private string NodeSet() => OrderTopic.WriteDescriptorSet(_files, NodeFile);
+    private string NodeSet() => OrderTopic.WriteDescriptorSet(_files, Google.Protobuf.WellKnownTypes.AnyReflection.Descriptor, Google.Protobuf.WellKnownTypes.StructReflection.Descriptor, NodeFile);
 }
