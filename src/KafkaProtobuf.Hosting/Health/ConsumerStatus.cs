@@ -27,7 +27,7 @@ internal sealed class ConsumerStatus(string name)
     /// <summary>Whether a partition waits: its record met an unavailable writer's schema, or its dead letter was not written, and none of its records has been done since.</summary>
     public bool IsWaiting => Volatile.Read(ref _waitingCount) != 0;
 
-    /// <summary>What partitions wait for (e.g. "obtain a writer's schema"), each with the partitions (<c>orders [3]</c>, in order) and the last reason given.</summary>
+    /// <summary>What partitions wait for (e.g. "obtain a writer's schema"), each with the partitions (<c>orders [3]</c>, in order) and one reason given for it.</summary>
     public IReadOnlyList<(string What, IReadOnlyList<string> Partitions, string Why)> Waiting()
     {
         lock (_gate)
