@@ -235,12 +235,14 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     public async Task APoisonRecordWhoseDeadLetterFails_DropsWhatWasCollectedAfterIt_SoTheHandlerNeverSeesItsPartitionOutOfOrder()
     {
         // Poison at 5; the batch before it is held in its handler until the loop has collected records after the poison
-        // (a full batch 6..15 waiting in the lane, an open one from 16 in the collector). Then the poison's dead letter
-        // fails once, retriably: the partition is read again from 5, and nothing collected before that may be handed over.
+        // (an open batch from 6, which no size or wait hands over meanwhile). Then the poison's dead letter fails once,
+        // retriably: the partition is read again from 5, and nothing collected before that may be handed over (it was,
+        // when the poison record came again and cut the open batch: 6 and on twice, the first time too early).
         ProduceAcrossPartitions("cut-again", 1, 30, (0, 5));
         Cluster.CreateTopic("cut-again.dlq", 1);
         var seen = new ConcurrentQueue<long>();
         var probe = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        bool? poisonWrittenBeforeSix = null;
         (IHost host, _) = Start("cut-again", async (batch, token) =>
         {
             await Task.Yield();
@@ -250,6 +252,11 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
                 Cluster.FailNextRequests(KafkaApi.Produce, ErrorCode.NotEnoughReplicas, 1); // the poison's dead letter, next
             }
 
+            if (batch.Any(r => r.Offset.Value == 6))
+            {
+                poisonWrittenBeforeSix ??= probe.DeadLetteredAt.Contains(5);
+            }
+
             foreach (ConsumeResult<string, Device> record in batch)
             {
                 seen.Enqueue(record.Offset.Value);
@@ -257,16 +264,17 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         }, options =>
         {
             options.MaxConcurrentRecords = 2;
-            options.Batches.MaxSize = 10;
-            options.Batches.MaxWait = TimeSpan.FromMilliseconds(300);
+            options.Batches.MaxSize = 100;
+            options.Batches.MaxWait = TimeSpan.FromSeconds(3); // far longer than a dead letter's failure takes
             options.DeadLetterProducer!.EnableIdempotence = false; // so that a failed produce is not retried inside the producer
             options.DeadLetterProducer.MessageSendMaxRetries = 0;
         }, services => services.AddSingleton<IConsumerProbe>(probe));
 
-        Wait.Until(() => Committed("cut-again", 1).SequenceEqual([30L]), "the partition committed to its end", Deadline);
+        Wait.Until(() => Committed("cut-again", 1).SequenceEqual([30L]) && seen.Contains(29), "the partition handled and committed to its end", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
 
         Assert.Contains(probe.MovedBackTo, p => p == 5); // the dead letter did fail, and the partition went back to it
+        Assert.True(poisonWrittenBeforeSix, "records after the poison reached the handler before its dead letter was written");
         Assert.Equal(Offsets(0, 30, 5), seen); // each record once, in the partition's order
         Assert.Equal([5L], ReadDeadLetters(Cluster.CreateConsumerConfig(), "cut-again.dlq", Deadline).Select(l => SourceOf(l.Message.Headers).Offset.Value));
     }
@@ -517,6 +525,8 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
 
         public ConcurrentQueue<long> MovedBackTo { get; } = new();
 
+        public ConcurrentQueue<long> DeadLetteredAt { get; } = new();
+
         public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
         {
             Interlocked.Add(ref _owned, -partitions.Count);
@@ -538,9 +548,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         {
         }
 
-        public void DeadLettered(string consumer, TopicPartitionOffset record)
-        {
-        }
+        public void DeadLettered(string consumer, TopicPartitionOffset record) => DeadLetteredAt.Enqueue(record.Offset.Value);
 
         public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable) => MovedBackTo.Enqueue(record.Offset.Value);
 
