@@ -192,7 +192,9 @@ internal sealed class RegistryTransport : IDisposable
                 }
                 catch (SchemaRegistryRequestException e) when (e is not SchemaRegistryAuthenticationException)
                 {
-                    throw new RetriableFailure(e); // the token endpoint is down: a dependency's outage, retried like the registry's
+                    // The token endpoint is down or answered nonsense: a dependency's outage, retried like the registry's.
+                    // The registry itself said nothing (no status), so nothing here is an answer about what was asked.
+                    throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, e.Message, e));
                 }
             }
 

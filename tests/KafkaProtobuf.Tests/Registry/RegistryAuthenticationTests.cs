@@ -178,7 +178,24 @@ public sealed class RegistryAuthenticationTests : IDisposable
 
         Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
         Assert.Contains("token endpoint could not be reached", e.Message, StringComparison.Ordinal);
+        Assert.Null(e.StatusCode); // the registry said nothing: never an answer about a schema
         Assert.Equal(0, _registry.TotalRequestCount);
+    }
+
+    [Fact]
+    public void OAuth_ATokenEndpointAnsweringAPageWithoutAToken_IsAnOutageOfTheSchema_NeverBadData()
+    {
+        // A captive portal's or proxy's page on 200: the record is read again, not dead-lettered as if the schema were unusable.
+        using var portal = new ScriptedRegistry();
+        portal.Raw("/token", 200, "text/html", System.Text.Encoding.UTF8.GetBytes("<html>log in</html>"));
+        using RegistryClient client = OAuthClient(configure: o => { o.OAuth!.TokenEndpoint = portal.Url + "/token"; o.MaxRetries = 0; });
+        var deserializer = new FramedProtobufDeserializer<Vectors.Telemetry.V1.Reading>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = client } });
+        byte[] frame = [0x00, 0, 0, 0, 1, 0x00, 0x0a, 0x01, 0x73];
+
+        SchemaUnavailableException e = Assert.Throws<SchemaUnavailableException>(() => deserializer.Deserialize(frame, false, new Confluent.Kafka.SerializationContext(Confluent.Kafka.MessageComponentType.Value, "t")));
+
+        Assert.False(e.IsAccessDenied);
+        Assert.Contains("the answer has no access_token", e.Message, StringComparison.Ordinal);
     }
 
     [Fact]
