@@ -106,6 +106,7 @@ static void WriteRegistrySeeds(string directory)
         (0, Schema("PROTOBUF", telemetry)),
         (0, Schema("PROTOBUF", telemetry, "[{\"name\":\"google/protobuf/timestamp.proto\",\"subject\":\"ts\",\"version\":1}]")),
         (0, Schema("AVRO", "\\\"string\\\"")),
+        (0, Schema("PROTOBUF", telemetry, "[null,{\"name\":null,\"subject\":null,\"version\":0}]")),
         (4, "{\"error_code\":40403,\"message\":\"Schema not found\"}"),
         (5, "{\"error_code\":42202,\"message\":\"Invalid schema\"}"),
         (0x20, "<html><body>a proxy</body></html>"),

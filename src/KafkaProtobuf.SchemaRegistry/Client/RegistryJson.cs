@@ -25,16 +25,16 @@ internal sealed class SchemaJson
     public string? Schema { get; set; }
 
     [JsonPropertyName("references")]
-    public List<ReferenceJson>? References { get; set; }
+    public List<ReferenceJson?>? References { get; set; }
 }
 
 internal sealed class ReferenceJson
 {
     [JsonPropertyName("name")]
-    public string Name { get; set; } = string.Empty;
+    public string? Name { get; set; } = string.Empty;
 
     [JsonPropertyName("subject")]
-    public string Subject { get; set; } = string.Empty;
+    public string? Subject { get; set; } = string.Empty;
 
     [JsonPropertyName("version")]
     public int Version { get; set; }

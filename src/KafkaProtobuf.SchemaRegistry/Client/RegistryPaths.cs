@@ -14,6 +14,12 @@ internal static class RegistryPaths
 
     internal static string Flag(bool value) => value ? "true" : "false";
 
-    internal static IReadOnlyList<RegistryReference> References(List<ReferenceJson>? references) =>
-        references is null ? Array.Empty<RegistryReference>() : references.Select(r => new RegistryReference(r.Name, r.Subject, r.Version)).ToArray();
+    /// <summary>
+    /// The references of a registry's answer, as it gave them: an entry that is null is none, a name or subject that is
+    /// null an empty one (an import it leaves unresolved makes the schema unusable when the file is built, not here).
+    /// </summary>
+    internal static IReadOnlyList<RegistryReference> References(List<ReferenceJson?>? references) =>
+        references is null
+            ? Array.Empty<RegistryReference>()
+            : references.OfType<ReferenceJson>().Select(r => new RegistryReference(r.Name ?? string.Empty, r.Subject ?? string.Empty, r.Version)).ToArray();
 }

@@ -245,6 +245,11 @@ internal sealed class RegistryTransport : IDisposable
         {
             throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, Describe(e), e));
         }
+        catch (System.IO.IOException e)
+        {
+            // The connection ended before the answer did: no answer, so an outage.
+            throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, "the answer was cut off: " + e.Message, e));
+        }
         catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
         {
             throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, "no answer within " + _timeout.TotalMilliseconds.ToString(CultureInfo.InvariantCulture) + " ms", e));

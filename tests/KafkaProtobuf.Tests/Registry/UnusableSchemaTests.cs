@@ -85,6 +85,7 @@ public sealed class UnusableSchemaTests : IDisposable
     [InlineData("a proxy's HTML page on 200", null)]
     [InlineData("a 503 for a reference", 503)]
     [InlineData("a 403 for the id", 403)]
+    [InlineData("an answer cut off before its end", null)]
     public void AFailureToAsk_IsAnOutage_ReadAgainLater_NotBadData(string answer, int? status)
     {
         Script(answer);
@@ -236,6 +237,9 @@ public sealed class UnusableSchemaTests : IDisposable
             case "a 503 for a reference":
                 _registry.Schema(Id, File("reading.proto", Message("Reading"), "other.proto"), ("other.proto", "other", 1));
                 _registry.Error("/subjects/other/versions/1", 503, 50301, "Service unavailable");
+                break;
+            case "an answer cut off before its end":
+                _registry.Raw(ids, 200, "application/vnd.schemaregistry.v1+json", Encoding.UTF8.GetBytes("{\"schema\":\""), declaredLength: 1000);
                 break;
             case "a 403 for the id":
                 _registry.Error(ids, 403, 40301, "User is denied operation Read on Subject: telemetry-value");
