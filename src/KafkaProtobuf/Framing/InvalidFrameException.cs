@@ -16,7 +16,8 @@ namespace KafkaProtobuf;
 /// <see cref="Google.Protobuf.InvalidProtocolBufferException"/>, which is the <see cref="Exception.InnerException"/>
 /// for <see cref="FrameErrorCode.InvalidPayload"/>. Inside a Confluent.Kafka consumer it arrives wrapped in a
 /// <c>ConsumeException</c> whose <c>ConsumerRecord</c> holds the raw key, value and headers.
-/// The message never includes record bytes.
+/// The message never includes record bytes, and what it quotes from outside (a path, a name or message from the
+/// writer's schema or its source) is cut to a bounded length.
 /// </remarks>
 public sealed class InvalidFrameException : IOException
 {
@@ -87,8 +88,9 @@ public sealed class InvalidFrameException : IOException
         };
         string of = string.IsNullOrEmpty(topic) ? string.Empty : " of topic '" + topic + "'";
         string path = messageIndexPath is null ? string.Empty : ", message-index path " + Framing.MessageIndexPath.Format(messageIndexPath, messageIndexPath.Count);
-        string more = string.IsNullOrEmpty(detail) ? string.Empty : "; " + detail;
-        string cause = inner is null ? string.Empty : ": " + inner.Message;
+        // Names and messages from a writer's schema or its source are not ours to trust with a message's length.
+        string more = string.IsNullOrEmpty(detail) ? string.Empty : "; " + BoundedText.Cut(detail);
+        string cause = inner is null ? string.Empty : ": " + BoundedText.Cut(inner.Message, 2 * BoundedText.MessageChars);
         return "Cannot deserialize the " + what + of + " [" + error.Code + "]: " + error.Describe() + path + more + cause;
     }
 }

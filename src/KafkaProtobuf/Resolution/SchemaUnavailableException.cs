@@ -51,7 +51,7 @@ public sealed class SchemaUnavailableException : Exception
         string what = component == MessageComponentType.Key ? "key" : "value";
         string of = string.IsNullOrEmpty(topic) ? string.Empty : " of topic '" + topic + "'";
         return "The writer's schema (" + schemaId + ") of the " + what + of + " could not be obtained: "
-            + (inner?.Message ?? "the schema source failed")
+            + (inner is null ? "the schema source failed" : BoundedText.Cut(inner.Message, 2 * BoundedText.MessageChars))
             + ". The record is not bad data: consume it again once the schema source is back.";
     }
 }
