@@ -10,7 +10,7 @@ namespace KafkaProtobuf.FuzzTests;
 
 public partial class FuzzSmokeTests
 {
-    private const int Seconds = 35;
+    private const int Seconds = 25;
 
     [SkippableTheory]
     [InlineData("reader")]
