@@ -11,6 +11,12 @@ namespace KafkaProtobuf.Hosting;
 /// <see cref="Delays"/> has a tier. Records that fail give up their key's order: use retry topics when a record's
 /// failure must not hold back the records after it, and its handling does not depend on what came before it.
 /// </summary>
+/// <remarks>
+/// A record's tier is its topic's: the consumer reads <c>kafkaprotobuf.retry.*</c> and <c>kafkaprotobuf.source.*</c>
+/// headers only on the retry topics its configuration names (<c>{topic}.retry.{n}</c>, n up to the number of tiers),
+/// and believes a due time no further off than the tier's delay plus a minute of clock skew. On any other topic those
+/// headers play no part: anyone who writes to it can write them.
+/// </remarks>
 public sealed class RetryTopicOptions
 {
     /// <summary>
