@@ -137,24 +137,14 @@ public sealed class SecretLeakTests : IDisposable
             _to = to;
             _listener = LoopbackListener.Start(out string baseUrl);
             Url = baseUrl + "/token";
-            _loop = Task.Run(async () =>
+            _loop = Task.Run(() => LoopbackListener.Serve(_listener, context =>
             {
-                while (_listener.IsListening)
-                {
-                    try
-                    {
-                        HttpListenerContext context = await _listener.GetContextAsync();
-                        Interlocked.Increment(ref _requests);
-                        context.Response.StatusCode = 307;
-                        context.Response.RedirectLocation = _to;
-                        context.Response.Close();
-                    }
-                    catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
-                    {
-                        return;
-                    }
-                }
-            });
+                Interlocked.Increment(ref _requests);
+                context.Response.StatusCode = 307;
+                context.Response.RedirectLocation = _to;
+                context.Response.Close();
+                return Task.CompletedTask;
+            }));
         }
 
         public string Url { get; }

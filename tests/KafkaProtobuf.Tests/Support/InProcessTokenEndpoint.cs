@@ -36,7 +36,7 @@ public sealed class InProcessTokenEndpoint : IDisposable
         Lifetime = lifetime;
         _listener = LoopbackListener.Start(out string baseUrl);
         Url = baseUrl + "/oauth2/token";
-        _loop = Task.Run(LoopAsync);
+        _loop = Task.Run(() => LoopbackListener.Serve(_listener, AnswerAsync));
     }
 
     public string Url { get; }
@@ -83,24 +83,6 @@ public sealed class InProcessTokenEndpoint : IDisposable
         }
 
         return source;
-    }
-
-    private async Task LoopAsync()
-    {
-        while (_listener.IsListening)
-        {
-            HttpListenerContext context;
-            try
-            {
-                context = await _listener.GetContextAsync();
-            }
-            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
-            {
-                return;
-            }
-
-            _ = Task.Run(() => AnswerAsync(context));
-        }
     }
 
     private async Task AnswerAsync(HttpListenerContext context)

@@ -1,6 +1,8 @@
+using System;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using System.Threading.Tasks;
 
 namespace KafkaProtobuf.Tests.Support;
 
@@ -28,6 +30,25 @@ public static class LoopbackListener
             {
                 listener.Close(); // the port was taken between probing and listening; try another
             }
+        }
+    }
+
+    /// <summary>Answers each request with <paramref name="answer"/>, on the thread pool, until the listener is closed: the task ends then.</summary>
+    public static async Task Serve(HttpListener listener, Func<HttpListenerContext, Task> answer)
+    {
+        while (listener.IsListening)
+        {
+            HttpListenerContext context;
+            try
+            {
+                context = await listener.GetContextAsync();
+            }
+            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
+            {
+                return; // closed
+            }
+
+            _ = Task.Run(() => answer(context));
         }
     }
 }

@@ -29,7 +29,7 @@ public sealed class ScriptedRegistry : IDisposable
     {
         _listener = LoopbackListener.Start(out string url);
         Url = url;
-        _loop = Task.Run(LoopAsync);
+        _loop = Task.Run(() => LoopbackListener.Serve(_listener, AnswerAsync));
     }
 
     public string Url { get; }
@@ -87,24 +87,6 @@ public sealed class ScriptedRegistry : IDisposable
             schema,
             references = references.Select(r => new { name = r.Name, subject = r.Subject, version = r.Version }).ToArray(),
         });
-
-    private async Task LoopAsync()
-    {
-        while (_listener.IsListening)
-        {
-            HttpListenerContext context;
-            try
-            {
-                context = await _listener.GetContextAsync();
-            }
-            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
-            {
-                return;
-            }
-
-            _ = Task.Run(() => AnswerAsync(context));
-        }
-    }
 
     private async Task AnswerAsync(HttpListenerContext context)
     {
