@@ -209,6 +209,13 @@ internal sealed class RegistryTransport : IDisposable
                     throw new SchemaRegistryRequestException(url, status, null, "the answer is larger than MaxResponseBytes (" + _maxResponseBytes.ToString("N0", CultureInfo.InvariantCulture) + " bytes)", null);
                 }
 
+                if (bytes.Length == 0)
+                {
+                    // Nothing said about what was asked (.NET's HttpListener answers so to requests it holds when it
+                    // closes, and a registry always sends a body): no answer, so an outage, never a verdict on the schema.
+                    throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, "the answer (" + status.ToString(CultureInfo.InvariantCulture) + ") was empty", null));
+                }
+
                 if (response.Content.Headers.ContentType?.MediaType is { } mediaType && mediaType.IndexOf("json", StringComparison.OrdinalIgnoreCase) < 0)
                 {
                     // Not the registry talking (a proxy's or a portal's page): no answer about what was asked, so an outage.

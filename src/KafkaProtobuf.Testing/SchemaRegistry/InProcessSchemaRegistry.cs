@@ -52,6 +52,7 @@ public sealed class InProcessSchemaRegistry : IDisposable
     private HttpListener? _listener;
     private CancellationTokenSource _stopping = new();
     private Task? _loop;
+    private int _serving; // requests being answered
     private int _failuresLeft;
     private int _failureStatus;
     private long _latencyTicks;
@@ -138,16 +139,25 @@ public sealed class InProcessSchemaRegistry : IDisposable
         return registry;
     }
 
-    /// <summary>Stops listening: connections are refused until <see cref="StartAgain"/>. The schemas are kept.</summary>
+    /// <summary>
+    /// Stops listening: connections are refused until <see cref="StartAgain"/>. The schemas are kept. A request in flight
+    /// gets no answer: its connection is closed, or (where HttpListener is managed code, Linux and macOS) it gets a 503,
+    /// or, when it had not been taken from the listener's queue yet, an empty 200, which the registry client takes for
+    /// no answer as well.
+    /// </summary>
     public void Stop()
     {
+        HttpListener? listener;
         lock (_lock)
         {
-            _listener?.Close();
+            listener = _listener;
             _listener = null;
             _stopping.Cancel(); // answers held back by AddedLatency end now
         }
 
+        // Let those answers end (in a 503) before the listener closes: closing it would send them its default status, 200.
+        SpinWait.SpinUntil(() => Volatile.Read(ref _serving) == 0, TimeSpan.FromSeconds(10));
+        listener?.Close();
         _loop?.Wait(TimeSpan.FromSeconds(10));
     }
 
@@ -307,11 +317,24 @@ public sealed class InProcessSchemaRegistry : IDisposable
                 return; // stopped
             }
 
+            Interlocked.Increment(ref _serving);
             _ = Task.Run(() => ServeAsync(context));
         }
     }
 
     private async Task ServeAsync(HttpListenerContext context)
+    {
+        try
+        {
+            await AnswerAsync(context).ConfigureAwait(false);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _serving);
+        }
+    }
+
+    private async Task AnswerAsync(HttpListenerContext context)
     {
         HttpListenerRequest request = context.Request;
         HttpListenerResponse response = context.Response;
@@ -353,7 +376,16 @@ public sealed class InProcessSchemaRegistry : IDisposable
         }
         catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or IOException or InvalidOperationException or OperationCanceledException)
         {
-            // The client went away, or the registry was stopped mid-answer.
+            // The client went away, or the registry was stopped mid-answer. Where HttpListener is managed code (Linux,
+            // macOS), Abort still sends a status line if none went yet: let it be an outage's, not the 200 it defaults to.
+            try
+            {
+                response.StatusCode = 503;
+            }
+            catch (Exception headersSent) when (headersSent is InvalidOperationException or ObjectDisposedException)
+            {
+            }
+
             response.Abort();
         }
     }

@@ -86,6 +86,7 @@ public sealed class UnusableSchemaTests : IDisposable
     [InlineData("a 503 for a reference", 503)]
     [InlineData("a 403 for the id", 403)]
     [InlineData("an answer cut off before its end", null)]
+    [InlineData("an empty 200 with no content type, as HttpListener answers the requests it holds when it closes", null)]
     public void AFailureToAsk_IsAnOutage_ReadAgainLater_NotBadData(string answer, int? status)
     {
         Script(answer);
@@ -240,6 +241,9 @@ public sealed class UnusableSchemaTests : IDisposable
                 break;
             case "an answer cut off before its end":
                 _registry.Raw(ids, 200, "application/vnd.schemaregistry.v1+json", Encoding.UTF8.GetBytes("{\"schema\":\""), declaredLength: 1000);
+                break;
+            case "an empty 200 with no content type, as HttpListener answers the requests it holds when it closes":
+                _registry.Raw(ids, 200, null, []);
                 break;
             case "a 403 for the id":
                 _registry.Error(ids, 403, 40301, "User is denied operation Read on Subject: telemetry-value");

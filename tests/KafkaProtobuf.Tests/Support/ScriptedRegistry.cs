@@ -40,10 +40,10 @@ public sealed class ScriptedRegistry : IDisposable
     /// <summary>Any answer.</summary>
     /// <param name="path">The path, e.g. <c>/schemas/ids/3</c>.</param>
     /// <param name="status">The HTTP status.</param>
-    /// <param name="contentType">The content type.</param>
+    /// <param name="contentType">The content type, or none.</param>
     /// <param name="body">The body.</param>
     /// <param name="declaredLength">A Content-Length to declare instead of the body's (the connection is then cut after the body).</param>
-    public void Raw(string path, int status, string contentType, byte[] body, long? declaredLength = null) =>
+    public void Raw(string path, int status, string? contentType, byte[] body, long? declaredLength = null) =>
         _answers[path] = new Answer(status, contentType, body, declaredLength);
 
     /// <summary>A schema by id, as <c>GET /schemas/ids/{id}?format=serialized</c> answers it.</summary>
@@ -98,7 +98,11 @@ public sealed class ScriptedRegistry : IDisposable
         try
         {
             context.Response.StatusCode = answer.Status;
-            context.Response.ContentType = answer.ContentType;
+            if (answer.ContentType is not null)
+            {
+                context.Response.ContentType = answer.ContentType;
+            }
+
             context.Response.ContentLength64 = answer.DeclaredLength ?? answer.Body.Length;
             await context.Response.OutputStream.WriteAsync(answer.Body);
             if (answer.DeclaredLength is not null)
@@ -115,5 +119,5 @@ public sealed class ScriptedRegistry : IDisposable
         }
     }
 
-    private sealed record Answer(int Status, string ContentType, byte[] Body, long? DeclaredLength);
+    private sealed record Answer(int Status, string? ContentType, byte[] Body, long? DeclaredLength);
 }
