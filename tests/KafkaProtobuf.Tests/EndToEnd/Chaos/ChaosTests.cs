@@ -145,6 +145,13 @@ public abstract class ChaosScenario : IDisposable
         current.Leave();
         TimeSpan consumed = clock.Elapsed;
 
+        // No good record dead-lettered (said first, with the reason each letter gives: a good record missing below is
+        // most often one of these, and its letter says why).
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), DeadLetterTopic, Deadline);
+        var goodLettered = letters.Where(l => layout.Good.ContainsKey(SourceOf(l.Message.Headers))).ToList();
+        Assert.True(goodLettered.Count == 0, $"seed {seed}: good records dead-lettered:\n" + string.Join("\n", goodLettered.Take(10).Select(l =>
+            $"{SourceOf(l.Message.Headers)}: {Header(l, DeadLetterHeaderNames.ErrorCode)}: {Header(l, DeadLetterHeaderNames.ErrorMessage)}")));
+
         // Nothing lost: every good record handled, with the value written at that offset.
         var goodSeen = _members.SelectMany(m => m.Good).ToList();
         Assert.Equal(layout.Good.Keys.OrderBy(Key), goodSeen.Select(r => r.Record).Distinct().OrderBy(Key));
@@ -158,7 +165,6 @@ public abstract class ChaosScenario : IDisposable
         }
 
         // Every poison record in the dead-letter topic byte for byte, with its error code; nothing else there.
-        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(_cluster.CreateConsumerConfig(), DeadLetterTopic, Deadline);
         var bySource = letters.GroupBy(l => SourceOf(l.Message.Headers)).ToDictionary(g => g.Key, g => g.ToList());
         Assert.Equal(layout.Poison.Keys.OrderBy(Key), bySource.Keys.OrderBy(Key));
         foreach ((TopicPartitionOffset source, List<ConsumeResult<byte[], byte[]>> copies) in bySource)
