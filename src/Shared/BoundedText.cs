@@ -16,6 +16,9 @@ internal static class BoundedText
     /// <summary>What ends a text that was cut; the count of characters it had is added.</summary>
     public const string CutMarker = "… [cut: ";
 
+    /// <summary>An exception for a message or a log line: its type and its message, cut (a handler's, a record's or a registry's may be of any length).</summary>
+    public static string Describe(Exception e) => e.GetType().Name + ": " + Cut(e.Message);
+
     /// <summary>
     /// <paramref name="text"/> as it is when it has at most <paramref name="maxChars"/> characters; otherwise its start,
     /// then <c>… [cut: N characters in all]</c>, within <paramref name="maxChars"/> (never splitting a surrogate pair).

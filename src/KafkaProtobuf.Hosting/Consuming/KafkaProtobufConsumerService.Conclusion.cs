@@ -45,7 +45,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 Fail(
                     "the handler failed on " + PositionText.Of(record.Topic, record.Partition, record.Offset)
                         + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
-                        + " (" + Why(e) + ")",
+                        + " (" + BoundedText.Describe(e) + ")",
                     e);
                 return AfterConclusion.Stop;
             default:
@@ -76,7 +76,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                     return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
                 case HandlerOutcome.Stop when batch.RecordResults is null:
                     Exception e = batch.Result.Failure!;
-                    Fail("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + Why(e) + ")", e);
+                    Fail("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + BoundedText.Describe(e) + ")", e);
                     return AfterConclusion.Stop;
             }
 
@@ -114,7 +114,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         if (_options.DeadLetterTopic is not { } topic)
         {
             string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
-            Fail(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + Why(failure) + ")", failure);
+            Fail(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + BoundedText.Describe(failure) + ")", failure);
             return AfterConclusion.Stop;
         }
 
@@ -124,7 +124,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             ConsumerTracing.DeadLettered(activity, topic, reason);
             _probe?.DeadLettered(Name, record.TopicPartitionOffset);
             KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
-            ConsumerLog.DeadLettered(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, reason, Why(failure));
+            ConsumerLog.DeadLettered(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, reason, BoundedText.Describe(failure));
         });
     }
 
@@ -136,7 +136,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         {
             ConsumerTracing.SentToRetryTopic(activity, topic, tier);
             KafkaProtobufConsumerMetrics.SentToRetryTopic(_tag, tier);
-            ConsumerLog.SentToRetryTopic(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, due, Why(failure));
+            ConsumerLog.SentToRetryTopic(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, due, BoundedText.Describe(failure));
         });
     }
 
@@ -210,9 +210,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             return false; // the brokers did not answer: nothing is known of the topic
         }
     }
-
-    /// <summary>An exception in a log line or a failure's reason: its type and its message, cut (a handler's message may be of any length).</summary>
-    private static string Why(Exception e) => e.GetType().Name + ": " + BoundedText.Cut(e.Message);
 
     /// <summary>A record as it was written, for its dead letter: its key and value bytes, headers and position.</summary>
     private static ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record, byte[]? key, byte[]? value) => new()

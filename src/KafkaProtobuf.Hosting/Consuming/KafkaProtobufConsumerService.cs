@@ -195,7 +195,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
         catch (Exception e)
         {
-            Fail("the consume loop failed: " + Why(e), e);
+            Fail("the consume loop failed: " + BoundedText.Describe(e), e);
         }
         finally
         {

@@ -270,7 +270,7 @@ internal static class ConsumeCommand
                 writer.WriteNumber("partition", record.Partition.Value);
                 writer.WriteNumber("offset", record.Offset.Value);
                 writer.WriteStartObject("error");
-                writer.WriteString("message", "the record could not be shown: " + e.GetType().Name + ": " + BoundedText.Cut(e.Message));
+                writer.WriteString("message", "the record could not be shown: " + BoundedText.Describe(e));
                 writer.WriteEndObject();
                 writer.WriteEndObject();
             }

@@ -78,7 +78,7 @@ internal static class FrameCommand
                 catch (Exception e) when (e is not OperationCanceledException)
                 {
                     // Whatever else the bytes or their schema make fail: said, not thrown.
-                    await error.WriteLineAsync("kafka-protobuf frame: the record could not be decoded: " + e.GetType().Name + ": " + BoundedText.Cut(e.Message)).ConfigureAwait(false);
+                    await error.WriteLineAsync("kafka-protobuf frame: the record could not be decoded: " + BoundedText.Describe(e)).ConfigureAwait(false);
                     return ExitCodes.BadRecords;
                 }
 
