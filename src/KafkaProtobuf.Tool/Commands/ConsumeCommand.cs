@@ -238,9 +238,7 @@ internal static class ConsumeCommand
             using (var writer = new Utf8JsonWriter(buffer, indented ? ProtoJsonDecoder.Indented : ProtoJsonDecoder.Compact))
             {
                 writer.WriteStartObject();
-                writer.WriteString("topic", record.Topic);
-                writer.WriteNumber("partition", record.Partition.Value);
-                writer.WriteNumber("offset", record.Offset.Value);
+                WritePosition(writer, record);
                 writer.WriteString("timestamp", record.Message.Timestamp.UtcDateTime.ToString("O", CultureInfo.InvariantCulture));
                 writer.WritePropertyName("key");
                 bad |= await WritePartAsync(writer, record.Message.Key, MessageComponentType.Key, record.Topic, headers, keyFormat, cancellationToken).ConfigureAwait(false);
@@ -255,8 +253,7 @@ internal static class ConsumeCommand
                 BadRecords++;
             }
 
-            await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.WrittenSpan))).ConfigureAwait(false);
-            await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+            await WriteLineAsync(buffer, cancellationToken).ConfigureAwait(false);
         }
 
         /// <summary>A record the tool could not show: its place and why, as a JSON line of its own.</summary>
@@ -266,16 +263,27 @@ internal static class ConsumeCommand
             using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
             {
                 writer.WriteStartObject();
-                writer.WriteString("topic", record.Topic);
-                writer.WriteNumber("partition", record.Partition.Value);
-                writer.WriteNumber("offset", record.Offset.Value);
+                WritePosition(writer, record);
                 writer.WriteStartObject("error");
                 writer.WriteString("message", "the record could not be shown: " + BoundedText.Describe(e));
                 writer.WriteEndObject();
                 writer.WriteEndObject();
             }
 
-            await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.WrittenSpan))).ConfigureAwait(false);
+            await WriteLineAsync(buffer, cancellationToken).ConfigureAwait(false);
+        }
+
+        private static void WritePosition(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record)
+        {
+            writer.WriteString("topic", record.Topic);
+            writer.WriteNumber("partition", record.Partition.Value);
+            writer.WriteNumber("offset", record.Offset.Value);
+        }
+
+        /// <summary>One record's JSON as a line, its bidirectional controls escaped, flushed so that a pipe sees it at once.</summary>
+        private async Task WriteLineAsync(ArrayBufferWriter<byte> json, CancellationToken cancellationToken)
+        {
+            await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(json.WrittenSpan))).ConfigureAwait(false);
             await output.FlushAsync(cancellationToken).ConfigureAwait(false);
         }
 

@@ -14,17 +14,26 @@ internal static class TerminalText
     /// <paramref name="text"/> with every control character (C0, DEL, C1; line breaks included: a field never spans lines)
     /// written as <c>\x1b</c> and every bidirectional control as <c>\u202e</c>.
     /// </summary>
-    public static string Neutralize(string? text)
+    public static string Neutralize(string? text) => string.IsNullOrEmpty(text) ? string.Empty : Escape(text!, controls: true);
+
+    /// <summary>
+    /// JSON text with its bidirectional controls escaped (<c>\u202e</c>); the tool's JSON encoder escapes control
+    /// characters already. Such characters can only stand inside strings, where the escape means the same.
+    /// </summary>
+    public static string EscapeBidi(string json) => Escape(json, controls: false);
+
+    /// <summary>The text with its bidirectional controls, and with <paramref name="controls"/> its control characters, escaped; itself when it has none.</summary>
+    private static string Escape(string text, bool controls)
     {
-        if (string.IsNullOrEmpty(text) || !NeedsWork(text, includingControls: true))
+        if (!NeedsWork(text, controls))
         {
-            return text ?? string.Empty;
+            return text;
         }
 
         var safe = new StringBuilder(text.Length + 16);
         foreach (char c in text)
         {
-            if (IsControl(c))
+            if (controls && IsControl(c))
             {
                 safe.Append("\\x").Append(((int)c).ToString("x2", CultureInfo.InvariantCulture));
             }
@@ -41,38 +50,11 @@ internal static class TerminalText
         return safe.ToString();
     }
 
-    /// <summary>
-    /// JSON text with its bidirectional controls escaped (<c>\u202e</c>); the tool's JSON encoder escapes control
-    /// characters already. Such characters can only stand inside strings, where the escape means the same.
-    /// </summary>
-    public static string EscapeBidi(string json)
-    {
-        if (!NeedsWork(json, includingControls: false))
-        {
-            return json;
-        }
-
-        var safe = new StringBuilder(json.Length + 16);
-        foreach (char c in json)
-        {
-            if (IsBidiControl(c))
-            {
-                safe.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
-            }
-            else
-            {
-                safe.Append(c);
-            }
-        }
-
-        return safe.ToString();
-    }
-
-    private static bool NeedsWork(string text, bool includingControls)
+    private static bool NeedsWork(string text, bool controls)
     {
         foreach (char c in text)
         {
-            if (IsBidiControl(c) || (includingControls && IsControl(c)))
+            if (IsBidiControl(c) || (controls && IsControl(c)))
             {
                 return true;
             }
