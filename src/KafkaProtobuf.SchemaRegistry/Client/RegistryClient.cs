@@ -191,7 +191,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         {
             return await GetFileAsync(schemaId, cancellationToken).ConfigureAwait(false);
         }
-        catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40403)
+        catch (SchemaRegistryRequestException e) when (IsUnknownSchema(e))
         {
             return null;
         }
@@ -251,13 +251,16 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         {
             schema = await _byId.RunAsync(key, FetchByIdAsync).ConfigureAwait(false);
         }
-        catch (SchemaRegistryRequestException e) when (WriterFileBuilder.IsFinalAnswer(e) && !(e.StatusCode == 404 && e.ErrorCode == 40403))
+        catch (SchemaRegistryRequestException e) when (WriterFileBuilder.IsFinalAnswer(e) && !IsUnknownSchema(e))
         {
             throw new UnusableSchemaException(key.Id, "the registry's answer for it cannot be used: " + e.Message, e);
         }
 
         return await WriterFileBuilder.BuildAsync(key.Id, schema, (reference, token) => GetVersionAsync(reference.Subject, reference.Version, token), _limits, CancellationToken.None).ConfigureAwait(false);
     }
+
+    /// <summary>The registry has no schema of that id or GUID (404, 40403): its records are unknown, not unusable.</summary>
+    private static bool IsUnknownSchema(SchemaRegistryRequestException e) => e.StatusCode == 404 && e.ErrorCode == 40403;
 
     private static RegistrySchema ToSchema(
         SchemaJson json, string? schema = null, string? schemaType = null, IReadOnlyList<RegistryReference>? references = null, string? subject = null, SchemaIdentifier id = default) =>
