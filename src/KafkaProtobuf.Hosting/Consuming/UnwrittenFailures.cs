@@ -32,14 +32,12 @@ internal sealed class UnwrittenFailures
             return;
         }
 
-        foreach (TopicPartition partition in partitions)
+        var gone = new HashSet<TopicPartition>(partitions);
+        foreach ((string Topic, int Partition, long Offset) key in new List<(string, int, long)>(_failures.Keys))
         {
-            foreach ((string Topic, int Partition, long Offset) key in new List<(string, int, long)>(_failures.Keys))
+            if (gone.Contains(new TopicPartition(key.Topic, key.Partition)))
             {
-                if (key.Partition == partition.Partition.Value && key.Topic == partition.Topic)
-                {
-                    _failures.Remove(key);
-                }
+                _failures.Remove(key);
             }
         }
     }
