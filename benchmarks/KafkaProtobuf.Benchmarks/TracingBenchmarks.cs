@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Diagnostics;
 
 namespace KafkaProtobuf.Benchmarks;
 

@@ -10,7 +10,7 @@ namespace KafkaProtobuf.Hosting;
 /// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section, without reflection (trim- and
 /// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
 /// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>ReadAgainDelay</c>,
-/// <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxQueuedRecordsPerPartition</c>, <c>RevokeTimeout</c>
+/// <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>RevokeTimeout</c>
 /// <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>)
 /// <c>Batches</c> (<c>MaxSize</c>, <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenAttemptsRunOut</c>) and
 /// <c>RetryTopics</c> (<c>Delays</c>, an array or a comma-separated string; <c>ReadRetryTopics</c>).
@@ -51,7 +51,7 @@ internal static class ConsumerConfiguration
 
         options.FailureExitCode = IntOr(section, "FailureExitCode", options.FailureExitCode);
         options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
-        options.MaxQueuedRecordsPerPartition = IntOr(section, "MaxQueuedRecordsPerPartition", options.MaxQueuedRecordsPerPartition);
+        options.MaxReadAheadBytes = LongOr(section, "MaxReadAheadBytes", options.MaxReadAheadBytes);
         options.RevokeTimeout = TimeSpanOr(section, "RevokeTimeout", options.RevokeTimeout);
         options.HandlingOrder = OneOf(section, "HandlingOrder", options.HandlingOrder, HandlingOrder.Partition, HandlingOrder.Key);
 
@@ -118,6 +118,11 @@ internal static class ConsumerConfiguration
     private static int IntOr(IConfiguration section, string key, int fallback) =>
         section[key] is not { } text ? fallback
         : int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value) ? value
+        : throw Invalid(section, key, text, "a whole number");
+
+    private static long LongOr(IConfiguration section, string key, long fallback) =>
+        section[key] is not { } text ? fallback
+        : long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value) ? value
         : throw Invalid(section, key, text, "a whole number");
 
     private static TimeSpan TimeSpanOr(IConfiguration section, string key, TimeSpan fallback) =>

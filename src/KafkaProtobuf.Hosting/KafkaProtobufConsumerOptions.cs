@@ -70,13 +70,15 @@ public sealed class KafkaProtobufConsumerOptions
     public HandlingOrder HandlingOrder { get; set; } = HandlingOrder.Partition;
 
     /// <summary>
-    /// Partition-parallel only: how many records of one partition may be taken and not yet done (waiting for or in a
-    /// handler, or finished before an earlier one); when a partition has that many, its fetching is paused until half
-    /// of them are done, so memory stays bounded whatever the handler's speed.
-    /// Default 1,000: the half left when fetching resumes covers the wait for librdkafka's next fetch request (up to
-    /// <c>fetch.wait.max.ms</c>), so a partition that was paused does not run dry.
+    /// Partition-parallel and batches: how much memory records taken and not yet done may hold, across all partitions
+    /// (waiting for or in a handler, finished before an earlier one, or in a batch being handled). A record counts twice
+    /// its key and value bytes as read (the copy kept for its dead letter, and its deserialized message, taken to be as
+    /// large) plus 512 bytes for the objects around them (its consume result, message and headers). When the total reaches this, the
+    /// partition that took the last record pauses its fetching, and every partition paused so resumes once half of the
+    /// budget is free. Default 64 MiB, as librdkafka's own <c>queued.max.messages.kbytes</c> (which comes on top: what
+    /// librdkafka fetched and the loop has not taken yet). At least one record is always taken, however large.
     /// </summary>
-    public int MaxQueuedRecordsPerPartition { get; set; } = 1_000;
+    public long MaxReadAheadBytes { get; set; } = 64L * 1024 * 1024;
 
     /// <summary>
     /// Partition-parallel only: how long a rebalance waits for the record in hand of each partition taken away before
@@ -132,9 +134,9 @@ public sealed class KafkaProtobufConsumerOptions
             throw new InvalidOperationException(Prefix() + "the hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.");
         }
 
-        if (MaxConcurrentRecords < 1 || MaxQueuedRecordsPerPartition < 1 || RevokeTimeout < TimeSpan.Zero)
+        if (MaxConcurrentRecords < 1 || MaxReadAheadBytes < 1 || RevokeTimeout < TimeSpan.Zero)
         {
-            throw new InvalidOperationException(Prefix() + "MaxConcurrentRecords and MaxQueuedRecordsPerPartition must be at least 1, and RevokeTimeout not negative.");
+            throw new InvalidOperationException(Prefix() + "MaxConcurrentRecords and MaxReadAheadBytes must be at least 1, and RevokeTimeout not negative.");
         }
 
         if (HandlingOrder is not (HandlingOrder.Partition or HandlingOrder.Key))

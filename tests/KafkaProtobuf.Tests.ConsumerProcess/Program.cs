@@ -9,6 +9,13 @@ using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Retrying;
+using KafkaProtobuf.Hosting.Scheduling;
 
 HostApplicationBuilder builder = Host.CreateApplicationBuilder();
 builder.Services

@@ -1,8 +1,9 @@
 using System;
 using System.Collections.Generic;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Batching;
 
 /// <summary>
 /// Fills batches on the loop thread: one open batch per partition (or one for all, across partitions), handed over when

@@ -1,7 +1,7 @@
 using System;
 using System.Buffers;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Batching;
 
 /// <summary>
 /// The key and value bytes of a batch's records, as they were written, for the dead letters of records whose handler
@@ -16,6 +16,9 @@ internal sealed class CopiedBytes
     private (int Start, int Length)[] _slices = [];
     private int _used;
     private int _count;
+
+    /// <summary>The bytes copied so far.</summary>
+    public int Length => _used;
 
     /// <summary>Copies one key's or value's bytes; <paramref name="isNull"/> for a null one.</summary>
     public void Add(ReadOnlySpan<byte> bytes, bool isNull)

@@ -4,13 +4,15 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Batching;
 
 /// <summary>
 /// Records handed to a batch handler at once, in the order they were read, with their bytes as written (for dead
 /// letters); or, to keep a partition's order, a poison record standing in a batch's place (dead-lettered in its turn,
-/// never handed to the handler). The scheduler sees one record standing for <see cref="RecordCount"/>.
+/// never handed to the handler). The scheduler sees one record holding all their bytes.
 /// </summary>
 internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList<ConsumeResult<TKey, TValue>>
 {
@@ -23,7 +25,8 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
 
     public int Count => _records.Count;
 
-    public override int RecordCount => Poison is null ? _records.Count : 1;
+    /// <summary>The key and value bytes its records hold.</summary>
+    public long ByteCount => _bytes.Length;
 
     /// <summary>Set for a poison record's place in its partition's order.</summary>
     public ConsumeException? Poison { get; private set; }

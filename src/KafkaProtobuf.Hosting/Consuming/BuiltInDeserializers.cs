@@ -1,7 +1,7 @@
 using System;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>Confluent.Kafka's deserializers for the key and value types it knows, for a consumer given none.</summary>
 internal static class BuiltInDeserializers

@@ -1,4 +1,4 @@
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>What one consume brought.</summary>
 internal enum Consumed

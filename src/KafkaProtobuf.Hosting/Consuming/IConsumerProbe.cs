@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// Everything a hosted consumer did, event by event, on its own threads: for tests that must account for every delivery

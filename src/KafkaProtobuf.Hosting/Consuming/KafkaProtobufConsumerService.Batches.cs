@@ -4,8 +4,11 @@ using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// A batch handler (<c>HandleBatch</c>): records are collected into batches (<see cref="BatchCollector{TKey, TValue}"/>)
@@ -42,7 +45,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             }
             else
             {
-                _batchScheduler = new PartitionScheduler<RecordBatch<TKey, TValue>>(this, SchedulerSettings.From(_options), stopping: _stopTaking.Token);
+                _batchScheduler = new PartitionScheduler<RecordBatch<TKey, TValue>>(this, SchedulerSettings(), stopping: _stopTaking.Token);
                 RunScheduled(_batchScheduler);
             }
         }
@@ -194,6 +197,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     void IRecordScheduling<RecordBatch<TKey, TValue>>.Retain(RecordBatch<TKey, TValue> batch)
     {
         // A batch copied its records' bytes as it took them.
+        batch.HeldBytes = batch.Poison is { } poison ? ReadAhead.Charge(poison.ConsumerRecord) : ReadAhead.Charge(batch.ByteCount, batch.Count);
     }
 
     AfterConclusion IRecordScheduling<RecordBatch<TKey, TValue>>.Conclude(RecordBatch<TKey, TValue> batch)

@@ -3,8 +3,12 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// What follows a record's handler, in both loops, on the loop thread and in each partition's order: the offset is
@@ -123,7 +127,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         {
             ConsumerTracing.DeadLettered(activity, topic, reason);
             _probe?.DeadLettered(Name, record.TopicPartitionOffset);
-            KafkaProtobufConsumerMetrics.DeadLetter(_tag, handlerFailure);
+            ConsumerMetrics.DeadLetter(_tag, handlerFailure);
             ConsumerLog.DeadLettered(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, reason, BoundedText.Describe(failure));
         });
     }
@@ -135,7 +139,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         return Forward(record, () => _consumer!.Forward(record, copy, _deadLetters!, topic, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), topic, activity, () =>
         {
             ConsumerTracing.SentToRetryTopic(activity, topic, tier);
-            KafkaProtobufConsumerMetrics.SentToRetryTopic(_tag, tier);
+            ConsumerMetrics.SentToRetryTopic(_tag, tier);
             ConsumerLog.SentToRetryTopic(_logger, Name, PositionText.Of(record.TopicPartitionOffset), topic, due, BoundedText.Describe(failure));
         });
     }

@@ -3,8 +3,10 @@ using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> above 1, or a batch handler
@@ -41,14 +43,17 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         bool CutBefore(PartitionScheduler<TRecord> scheduler, TopicPartitionOffset record);
     }
 
-    /// <summary>The most records any partition's lane has held at once.</summary>
-    internal int DeepestLane => _scheduler?.DeepestLane ?? _batchScheduler?.DeepestLane ?? 0;
+    /// <summary>The most kept records have counted at once against <see cref="KafkaProtobufConsumerOptions.MaxReadAheadBytes"/>.</summary>
+    internal long MostHeldBytes => _scheduler?.MostHeldBytes ?? _batchScheduler?.MostHeldBytes ?? 0;
 
     private bool PerKey => _options.HandlingOrder == HandlingOrder.Key;
 
+    private SchedulerSettings SchedulerSettings() =>
+        Scheduling.SchedulerSettings.Of(_options.MaxConcurrentRecords, PerKey, _options.MaxReadAheadBytes, _options.ReadAgainDelay, _options.RevokeTimeout);
+
     private void RunPartitionParallel()
     {
-        _scheduler = new PartitionScheduler<ParallelRecord<TKey, TValue>>(this, SchedulerSettings.From(_options), stopping: _stopTaking.Token);
+        _scheduler = new PartitionScheduler<ParallelRecord<TKey, TValue>>(this, SchedulerSettings(), stopping: _stopTaking.Token);
         RunScheduled(_scheduler);
     }
 
@@ -161,10 +166,15 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     /// <summary>The record outlives this consume: it takes its own copy of its bytes (for a possible dead letter) from the capture.</summary>
     void IRecordScheduling<ParallelRecord<TKey, TValue>>.Retain(ParallelRecord<TKey, TValue> record)
     {
-        if (record.Poison is null) // a poison record's bytes are in its exception
+        if (record.Poison is { } poison)
         {
-            record.OwnBytes = (_keys.ToArray(), _values.ToArray());
+            record.HeldBytes = ReadAhead.Charge(poison.ConsumerRecord); // its bytes are in its exception
+            return;
         }
+
+        (byte[]? key, byte[]? value) = (_keys.ToArray(), _values.ToArray());
+        record.OwnBytes = (key, value);
+        record.HeldBytes = ReadAhead.Charge((key?.Length ?? 0) + (long)(value?.Length ?? 0), 1);
     }
 
     AfterConclusion IRecordScheduling<ParallelRecord<TKey, TValue>>.Conclude(ParallelRecord<TKey, TValue> record)

@@ -1,7 +1,9 @@
 using System.Diagnostics;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// Sequential mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> 1, the default): the loop thread

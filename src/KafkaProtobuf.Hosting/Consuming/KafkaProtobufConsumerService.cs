@@ -4,12 +4,17 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Retrying;
+using KafkaProtobuf.Hosting.Scheduling;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// The recommended consume loop, run by the host. This file: its life (start, the loop thread, shutdown, failure) and

@@ -1,7 +1,9 @@
 using System.Diagnostics;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it; its span.</summary>
 internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
@@ -22,7 +24,7 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
     {
         ConsumeResult<byte[], byte[]> raw = poison.ConsumerRecord;
         var record = new ParallelRecord<TKey, TValue> { Poison = poison };
-        record.Place(raw.Topic, raw.Partition, raw.Offset, perKey ? Hosting.KeyHash.Of(raw.Message?.Key) : 0, needsHandler: false);
+        record.Place(raw.Topic, raw.Partition, raw.Offset, perKey ? Scheduling.KeyHash.Of(raw.Message?.Key) : 0, needsHandler: false);
         return record;
     }
 

@@ -1,7 +1,9 @@
 using System;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// Wraps a deserializer and keeps a copy of the last bytes it was given, in a buffer it reuses: what a record whose

@@ -1,7 +1,8 @@
 using System.Collections.Generic;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// Records whose handler failed for good and whose dead letter (or retry topic's copy) the broker did not take: the

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using Confluent.Kafka;
 using Microsoft.Extensions.Logging;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Diagnostics;
 
 /// <summary>The hosted consumers' log messages: one event id each, never a record's bytes (topics, partitions, offsets and errors only).</summary>
 internal static partial class ConsumerLog

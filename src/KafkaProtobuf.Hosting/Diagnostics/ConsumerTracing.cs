@@ -6,7 +6,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.Diagnostics;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Diagnostics;
 
 /// <summary>
 /// One consumer's <c>process</c> spans. Nothing is read or allocated unless a listener samples the source: the check

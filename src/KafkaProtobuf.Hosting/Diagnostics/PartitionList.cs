@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Diagnostics;
 
 /// <summary>
 /// Partitions for a log line, written as <see cref="PositionText"/> writes them, and only if the line is written; none

@@ -3,10 +3,12 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Health;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Handling;
 
 /// <summary>
 /// Runs a hosted consumer's handler on one piece of work (a record, or a batch of records), retrying failures in place
@@ -73,7 +75,7 @@ internal sealed class HandlerRunner<TWork>
     /// <summary>Runs the handler until it completes or fails for good. One that completes at once costs a call: no async state machine.</summary>
     public ValueTask<HandlerResult> RunAsync(TWork work, Activity? activity)
     {
-        long started = KafkaProtobufConsumerMetrics.HandlerStarting();
+        long started = ConsumerMetrics.HandlerStarting();
         Task first;
         try
         {
@@ -98,7 +100,7 @@ internal sealed class HandlerRunner<TWork>
     {
         for (int attempt = 1; ; attempt++)
         {
-            long started = attempt == 1 ? firstStarted : KafkaProtobufConsumerMetrics.HandlerStarting();
+            long started = attempt == 1 ? firstStarted : ConsumerMetrics.HandlerStarting();
             try
             {
                 Task handling = attempt == 1 ? first : Invoke(work);
@@ -136,7 +138,7 @@ internal sealed class HandlerRunner<TWork>
                 }
 
                 TimeSpan delay = _backoff.Delay(attempt);
-                KafkaProtobufConsumerMetrics.Retried(_tag);
+                ConsumerMetrics.Retried(_tag);
                 ConsumerTracing.Retrying(activity, e, attempt, delay);
                 ConsumerLog.HandlerRetrying(_logger, _consumer, _describe(work), attempt, _failures.MaxAttempts, delay, e);
                 try
@@ -152,7 +154,7 @@ internal sealed class HandlerRunner<TWork>
     }
 
     private void Ran(TWork work, long started, bool completed) =>
-        KafkaProtobufConsumerMetrics.HandlerRan(_tag, started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0);
+        ConsumerMetrics.HandlerRan(_tag, started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0);
 
     private Task Invoke(TWork work) => _needsScope ? InvokeScoped(work) : _handler(_services, work, _abort);
 

@@ -3,7 +3,7 @@ using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Health;
 
 /// <summary>One consumer's state, written by its loop, read by the health check (any thread).</summary>
 internal sealed class ConsumerStatus(string name)

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Health;
 
 /// <summary>Every hosted consumer's <see cref="ConsumerStatus"/>, by name: a singleton the consumers and the health check share.</summary>
 internal sealed class KafkaProtobufConsumerStates

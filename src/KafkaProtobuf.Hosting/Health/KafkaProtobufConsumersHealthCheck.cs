@@ -4,7 +4,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Health;
 
 /// <summary>
 /// The health of every hosted consumer: unhealthy when one has stopped or failed, degraded while a partition of one waits

@@ -5,7 +5,7 @@ using System.Text;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Retrying;
 
 /// <summary>
 /// Retry topics' rules: whether a record read is due yet, where a record whose handler failed for good goes next (its

@@ -1,7 +1,8 @@
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// What the scheduler asks of the consumer: the whole surface between them. Only <see cref="HandleAsync"/> is called on

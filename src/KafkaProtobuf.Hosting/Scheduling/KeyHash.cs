@@ -1,6 +1,6 @@
 using System;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// Per-key order: a record's key bytes (as written, before deserialization) pick its sequence, so records with equal

@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// One partition in the scheduler: its records taken and not yet concluded, in the partition's order, its fetching
@@ -17,8 +17,8 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     /// <summary>Records taken and not yet concluded, in the partition's order.</summary>
     public Queue<ScheduledRecord> InOrder { get; } = new();
 
-    /// <summary>The consumed records <see cref="InOrder"/> stands for (<see cref="ScheduledRecord.RecordCount"/> summed): what the lane's bound counts.</summary>
-    public int Records { get; set; }
+    /// <summary>What <see cref="InOrder"/> counts against the read-ahead budget (<see cref="ScheduledRecord.HeldBytes"/> summed).</summary>
+    public long HeldBytes { get; set; }
 
     /// <summary>
     /// Bumped when the partition goes back to an earlier record: what was handed out before belongs to the old reading,
@@ -29,14 +29,14 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     /// <summary>Under the workers' gate: the partition is being let go, and no handler starts on its records.</summary>
     public bool Closed { get; set; }
 
-    /// <summary>Fetching paused because <see cref="Records"/> reached its bound.</summary>
-    public bool PausedFull { get; set; }
+    /// <summary>Fetching paused because the read-ahead budget ran out as this partition took a record.</summary>
+    public bool PausedForReadAhead { get; set; }
 
     /// <summary>Fetching paused until then (<see cref="SchedulerClock.Now"/>), after an unavailable schema or a failed dead letter.</summary>
     public System.TimeSpan? PausedUntil { get; set; }
 
-    /// <summary>Fetching is paused, for a full lane or a delay.</summary>
-    public bool Paused => PausedFull || PausedUntil is not null;
+    /// <summary>Fetching is paused, for the read-ahead budget or a delay.</summary>
+    public bool Paused => PausedForReadAhead || PausedUntil is not null;
 
     /// <summary>Where the partition resumes after its delay.</summary>
     public TopicPartitionOffset? ReadAgainFrom { get; set; }

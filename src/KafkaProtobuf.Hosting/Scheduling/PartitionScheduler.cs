@@ -4,15 +4,17 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// Partition-parallel scheduling, on the loop thread. Each record joins its partition's lane and its sequence; its
 /// handler runs on a worker (<see cref="HandlerWorkers{TRecord}"/>) once every earlier record of its sequence is done,
 /// at most <see cref="SchedulerSettings.MaxConcurrentRecords"/> at once. Whatever order handlers finish in, records are
-/// concluded in their partition's order, so an offset is never stored past an unfinished record. A full lane pauses its
-/// partition; a record to read again pauses it for a while and drops what was read after it; partitions taken away
+/// concluded in their partition's order, so an offset is never stored past an unfinished record. Records kept hold
+/// memory against one budget across partitions (<see cref="SchedulerSettings.MaxReadAheadBytes"/>): the partition that
+/// takes a record past it pauses until half of it is free; a record to read again pauses it for a while and drops what was read after it; partitions taken away
 /// wait for their handlers up to a timeout, and what is still running then is dropped (its new owner reads it again).
 /// </summary>
 /// <typeparam name="TRecord">The consumer's record type.</typeparam>
@@ -27,8 +29,9 @@ internal sealed class PartitionScheduler<TRecord>
     private readonly SchedulerClock _clock;
     private readonly HandlerWorkers<TRecord> _workers;
     private PartitionLane? _lastLane; // records come in runs of one partition: most lookups end here
-    private int _pausedLanes; // lanes paused for a full lane or a delay (ResumeDue has nothing to do without one)
-    private int _deepestLane;
+    private int _pausedLanes; // lanes paused for the read-ahead budget or a delay (ResumeDue has nothing to do without one)
+    private long _heldBytes; // what every lane's records count against the read-ahead budget
+    private long _mostHeldBytes;
     private bool _stopped;
 
     /// <param name="host">The consumer's side: handlers, conclusions, fetching.</param>
@@ -44,8 +47,8 @@ internal sealed class PartitionScheduler<TRecord>
         _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentRecords, startWorker, stopping);
     }
 
-    /// <summary>The most records any partition's lane has held at once (a batch counting its records): what <see cref="SchedulerSettings.MaxQueuedRecordsPerPartition"/> bounds.</summary>
-    public int DeepestLane => Volatile.Read(ref _deepestLane);
+    /// <summary>The most the lanes' records have counted at once against the read-ahead budget (<see cref="SchedulerSettings.MaxReadAheadBytes"/>).</summary>
+    public long MostHeldBytes => Volatile.Read(ref _mostHeldBytes);
 
     /// <summary>Whether a handler runs or a record waits for one (the loop then polls more often).</summary>
     public bool Busy => _workers.Busy;
@@ -112,7 +115,7 @@ internal sealed class PartitionScheduler<TRecord>
     /// </summary>
     public void ReadAgainLater(TopicPartitionOffset record, TimeSpan? delay = null) => PauseFor(LaneOf(record.Topic, record.Partition), record, delay);
 
-    /// <summary>Resumes paused partitions whose delay, if any, is over and whose lane has room again (half of its bound).</summary>
+    /// <summary>Resumes paused partitions whose delay, if any, is over, and, if the read-ahead budget paused them, once half of it is free.</summary>
     public void ResumeDue()
     {
         if (_pausedLanes == 0)
@@ -123,13 +126,13 @@ internal sealed class PartitionScheduler<TRecord>
         TimeSpan now = _clock.Now;
         foreach (PartitionLane lane in _lanes.Values)
         {
-            if (!lane.Paused || lane.PausedUntil > now || lane.Records > _settings.MaxQueuedRecordsPerPartition / 2)
+            if (!lane.Paused || lane.PausedUntil > now || (lane.PausedForReadAhead && _heldBytes > _settings.MaxReadAheadBytes / 2))
             {
                 continue;
             }
 
             TopicPartitionOffset? readAgain = lane.ReadAgainFrom;
-            lane.PausedFull = false;
+            lane.PausedForReadAhead = false;
             lane.PausedUntil = null;
             lane.ReadAgainFrom = null;
             _pausedLanes--;
@@ -171,7 +174,8 @@ internal sealed class PartitionScheduler<TRecord>
             }
 
             lane.InOrder.Clear();
-            lane.Records = 0;
+            _heldBytes -= lane.HeldBytes;
+            lane.HeldBytes = 0;
             if (lane.Paused)
             {
                 // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
@@ -192,23 +196,33 @@ internal sealed class PartitionScheduler<TRecord>
     /// </summary>
     public void Drain(CancellationToken giveUp) => WaitForHandlers(_lanes.Values.ToList(), Timeout.InfiniteTimeSpan, giveUp);
 
-    /// <summary>The record stays in its lane until concluded; the partition pauses when the lane is full.</summary>
+    /// <summary>The record stays in its lane until concluded; its partition pauses when the read-ahead budget has run out.</summary>
     private void Keep(PartitionLane lane, TRecord record)
     {
-        _host.Retain(record);
+        _host.Retain(record); // sets what it holds
         lane.InOrder.Enqueue(record);
-        int depth = lane.Records += record.RecordCount;
-        if (depth > _deepestLane)
+        lane.HeldBytes += record.HeldBytes;
+        _heldBytes += record.HeldBytes;
+        if (_heldBytes > _mostHeldBytes)
         {
-            Volatile.Write(ref _deepestLane, depth);
+            Volatile.Write(ref _mostHeldBytes, _heldBytes);
         }
 
-        if (depth >= _settings.MaxQueuedRecordsPerPartition && !lane.PausedFull)
+        if (_heldBytes >= _settings.MaxReadAheadBytes && !lane.PausedForReadAhead)
         {
             // librdkafka drops what it fetched past the last record consumed, and resumes from there.
             Pause(lane);
-            lane.PausedFull = true;
+            lane.PausedForReadAhead = true;
         }
+    }
+
+    /// <summary>The lane's oldest record leaves it (concluded, or dropped as the partition is read again): its memory is free.</summary>
+    private ScheduledRecord TakeOldest(PartitionLane lane)
+    {
+        ScheduledRecord oldest = lane.InOrder.Dequeue();
+        lane.HeldBytes -= oldest.HeldBytes;
+        _heldBytes -= oldest.HeldBytes;
+        return oldest;
     }
 
     /// <summary>Concludes the lane's records from the oldest on, while they are done.</summary>
@@ -221,8 +235,7 @@ internal sealed class PartitionScheduler<TRecord>
                 return; // shutting down: neither it nor anything after it is stored; read again
             }
 
-            lane.InOrder.Dequeue();
-            lane.Records -= head.RecordCount;
+            TakeOldest(lane);
             Conclude(lane, (TRecord)head);
             if (head.NeedsLoop)
             {
@@ -258,8 +271,7 @@ internal sealed class PartitionScheduler<TRecord>
         _workers.ForgetWaiting(lane);
         while (lane.InOrder.Count > 0)
         {
-            ScheduledRecord later = lane.InOrder.Dequeue();
-            lane.Records -= later.RecordCount;
+            ScheduledRecord later = TakeOldest(lane);
             if (later.Done)
             {
                 Drop((TRecord)later);

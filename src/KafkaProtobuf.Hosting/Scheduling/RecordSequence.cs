@@ -1,6 +1,6 @@
 using System.Collections.Generic;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// Records of one partition that are handled one after another: all of them, or in per-key mode those whose keys fall

@@ -1,6 +1,7 @@
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Handling;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// A record as the scheduler sees it: where it was read, which sequence it joins (its key's hash), whether it needs
@@ -32,8 +33,8 @@ internal abstract class ScheduledRecord
 
     public TopicPartitionOffset Position => new(Topic, Partition, Offset);
 
-    /// <summary>How many consumed records it stands for (a batch stands for several): what a lane's bound counts.</summary>
-    public virtual int RecordCount => 1;
+    /// <summary>What it counts against the read-ahead budget (<see cref="ReadAhead"/>) while the scheduler keeps it; set when it is retained.</summary>
+    public long HeldBytes { get; set; }
 
     /// <summary>Where its partition is read again from when its conclusion moved the consumer back (a batch: the record whose dead letter failed).</summary>
     public virtual TopicPartitionOffset ReadAgainFrom => Position;
@@ -56,6 +57,7 @@ internal abstract class ScheduledRecord
         KeyHash = keyHash;
         NeedsHandler = needsHandler;
         Result = default;
+        HeldBytes = 0;
         Sequence = null;
         Done = false;
     }

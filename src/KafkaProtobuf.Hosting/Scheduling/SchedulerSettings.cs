@@ -1,8 +1,8 @@
 using System;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
-/// <summary>The scheduler's limits and delays, from <see cref="KafkaProtobufConsumerOptions"/>.</summary>
+/// <summary>The scheduler's limits and delays.</summary>
 internal sealed class SchedulerSettings
 {
     // Per-key mode: key groups per partition. More groups than handlers, so that few keys share a group by chance.
@@ -10,7 +10,8 @@ internal sealed class SchedulerSettings
 
     public int MaxConcurrentRecords { get; set; } = 1;
 
-    public int MaxQueuedRecordsPerPartition { get; set; } = 1_000;
+    /// <summary>The budget of records taken and not yet concluded, across partitions (<see cref="ReadAhead"/>).</summary>
+    public long MaxReadAheadBytes { get; set; } = 64L * 1024 * 1024;
 
     /// <summary>1 in partition order; in per-key order, several, so that records of different keys run at once.</summary>
     public int SequencesPerPartition { get; set; } = 1;
@@ -19,12 +20,13 @@ internal sealed class SchedulerSettings
 
     public TimeSpan RevokeTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
-    public static SchedulerSettings From(KafkaProtobufConsumerOptions options) => new()
+    /// <summary>The settings of a consumer: <paramref name="perKey"/> spreads each partition's keys over several sequences.</summary>
+    public static SchedulerSettings Of(int maxConcurrentRecords, bool perKey, long maxReadAheadBytes, TimeSpan readAgainDelay, TimeSpan revokeTimeout) => new()
     {
-        MaxConcurrentRecords = options.MaxConcurrentRecords,
-        MaxQueuedRecordsPerPartition = options.MaxQueuedRecordsPerPartition,
-        SequencesPerPartition = options.HandlingOrder == HandlingOrder.Key ? KeyGroupsPerHandler * options.MaxConcurrentRecords : 1,
-        ReadAgainDelay = options.ReadAgainDelay,
-        RevokeTimeout = options.RevokeTimeout,
+        MaxConcurrentRecords = maxConcurrentRecords,
+        MaxReadAheadBytes = maxReadAheadBytes,
+        SequencesPerPartition = perKey ? KeyGroupsPerHandler * maxConcurrentRecords : 1,
+        ReadAgainDelay = readAgainDelay,
+        RevokeTimeout = revokeTimeout,
     };
 }

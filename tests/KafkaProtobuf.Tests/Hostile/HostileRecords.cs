@@ -1,4 +1,3 @@
-using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
@@ -12,8 +11,8 @@ using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using static KafkaProtobuf.Tests.Support.Hex;
-using Type = Google.Protobuf.Reflection.FieldDescriptorProto.Types.Type;
 using static KafkaProtobuf.Tests.Support.TestDescriptors;
+using Type = Google.Protobuf.Reflection.FieldDescriptorProto.Types.Type;
 
 namespace KafkaProtobuf.Tests.Hostile;
 

@@ -1,6 +1,6 @@
 using System.Threading.Tasks;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Health;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Xunit;
 

@@ -9,6 +9,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;

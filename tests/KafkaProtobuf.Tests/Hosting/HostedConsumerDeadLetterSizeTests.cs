@@ -11,7 +11,6 @@ using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
-using Vectors.Telemetry.V1;
 using Xunit;
 using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 

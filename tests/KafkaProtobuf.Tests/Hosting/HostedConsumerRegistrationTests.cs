@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Consuming;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -40,7 +41,7 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"),
             ("Kafka:Devices:MaxConcurrentRecords", "6"),
             ("Kafka:Devices:HandlingOrder", "Key"),
-            ("Kafka:Devices:MaxQueuedRecordsPerPartition", "250"),
+            ("Kafka:Devices:MaxReadAheadBytes", "8000000000"),
             ("Kafka:Devices:RevokeTimeout", "00:00:05"),
             ("Kafka:Devices:FailureExitCode", "75"),
             ("Kafka:Devices:DeadLetterProducer:linger.ms", "20"));
@@ -63,7 +64,7 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal(HandlerFailureAction.StopConsumer, options.HandlerFailures.WhenAttemptsRunOut);
         Assert.Equal(6, options.MaxConcurrentRecords);
         Assert.Equal(HandlingOrder.Key, options.HandlingOrder);
-        Assert.Equal(250, options.MaxQueuedRecordsPerPartition);
+        Assert.Equal(8_000_000_000, options.MaxReadAheadBytes); // past int.MaxValue
         Assert.Equal(TimeSpan.FromSeconds(5), options.RevokeTimeout);
         Assert.Equal(75, options.FailureExitCode);
         ProducerConfig deadLetters = options.DeadLetterProducerConfig();

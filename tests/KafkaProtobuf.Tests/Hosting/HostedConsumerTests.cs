@@ -9,7 +9,6 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
-using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;

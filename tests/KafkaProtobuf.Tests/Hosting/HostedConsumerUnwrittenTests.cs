@@ -1,11 +1,11 @@
 using System;
 using System.Collections.Concurrent;
 using System.Linq;
-using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;

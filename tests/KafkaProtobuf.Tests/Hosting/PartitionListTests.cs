@@ -1,5 +1,5 @@
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Diagnostics;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting;

@@ -1,6 +1,7 @@
 using System;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Handling;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting;

@@ -126,7 +126,7 @@ internal static class HostingSnippets
                 options.DeadLetterTopic = "shop.orders.dlq";
                 options.MaxConcurrentRecords = 6;              // e.g. one per partition this member owns
                 options.HandlingOrder = HandlingOrder.Key;     // optional: one partition's keys overlap too
-                options.MaxQueuedRecordsPerPartition = 1_000;  // then that partition's fetching pauses
+                options.MaxReadAheadBytes = 64L << 20;         // then fetching pauses
             })
             .WithProtobufValues()
             .HandleWith<OrderPlacedHandler>();

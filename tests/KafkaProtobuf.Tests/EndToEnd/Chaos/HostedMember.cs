@@ -6,6 +6,8 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Health;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;

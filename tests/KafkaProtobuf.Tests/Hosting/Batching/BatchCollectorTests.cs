@@ -3,6 +3,7 @@ using System.Linq;
 using System.Text;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Batching;
 using KafkaProtobuf.Tests.Hosting.Scheduling;
 using Xunit;
 
@@ -42,7 +43,7 @@ public sealed class BatchCollectorTests
         RecordBatch<string, string> full = Assert.IsType<RecordBatch<string, string>>(Add(collector, 0, 2));
 
         Assert.Equal([0L, 1, 2], Offsets(full));
-        Assert.Equal(3, full.RecordCount);
+        Assert.Equal(3, full.Count);
         Assert.Equal(new TopicPartitionOffset("orders", 0, 0), full.Position);
         Assert.Equal(1, collector.Collecting); // partition 1's record waits on
         Assert.Null(Add(collector, 0, 3)); // a new batch for partition 0

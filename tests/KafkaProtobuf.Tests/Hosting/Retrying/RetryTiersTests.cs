@@ -4,6 +4,7 @@ using System.Text;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Retrying;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting.Retrying;

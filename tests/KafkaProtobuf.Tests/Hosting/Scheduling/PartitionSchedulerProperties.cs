@@ -2,7 +2,8 @@ using System.Collections.Generic;
 using System.Linq;
 using Confluent.Kafka;
 using CsCheck;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting.Scheduling;
@@ -79,7 +80,7 @@ public sealed class PartitionSchedulerProperties
         }
 
         public override string ToString() =>
-            $"{Partitions} partitions x {PerPartition}, {Keys} keys, {(PerKey ? "per key" : "per partition")}, {Slots} slots, lane bound {Queued}, choices [{string.Join(",", Choices.Take(40))}...]";
+            $"{Partitions} partitions x {PerPartition}, {Keys} keys, {(PerKey ? "per key" : "per partition")}, {Slots} slots, read-ahead {Queued} records, choices [{string.Join(",", Choices.Take(40))}...]";
 
         /// <summary>Delivers the next record of an unpaused partition that has one, as Consume would.</summary>
         private void Deliver(SchedulerHarness harness, long[] position, int choice)

@@ -2,7 +2,8 @@ using System;
 using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting.Scheduling;
@@ -203,13 +204,13 @@ public sealed class PartitionSchedulerTests
     }
 
     [Fact]
-    public void AFullLane_PausesItsPartition_UntilHalfOfItIsConcluded()
+    public void TheReadAheadBudget_PausesThePartitionThatTookItsLastRecord_UntilHalfOfItIsConcluded()
     {
-        var harness = new SchedulerHarness(maxConcurrent: 2, maxQueued: 4);
+        var harness = new SchedulerHarness(maxConcurrent: 2, readAhead: 4);
         TestRecord[] records = Enumerable.Range(0, 4).Select(o => R(0, o)).ToArray();
         harness.OfferAll(records);
         Assert.Contains(0, harness.Paused);
-        Assert.Equal(4, harness.Scheduler.DeepestLane);
+        Assert.Equal(4, harness.Scheduler.MostHeldBytes);
 
         harness.Complete(records[0]);
         harness.Scheduler.ResumeDue();
@@ -218,6 +219,30 @@ public sealed class PartitionSchedulerTests
         harness.Complete(records[1]);
         harness.Scheduler.ResumeDue();
         Assert.Equal([(0, (long?)null)], harness.Resumed);
+    }
+
+    [Fact]
+    public void TheReadAheadBudget_IsOneForAllPartitions_AndResumesEveryPartitionItPaused()
+    {
+        var harness = new SchedulerHarness(maxConcurrent: 1, readAhead: 4);
+        TestRecord first = R(0, 0);
+        TestRecord second = R(1, 0);
+        harness.OfferAll(first, R(0, 1), second);
+        Assert.Empty(harness.Paused); // 3 of 4, no partition holding more than 2
+
+        harness.OfferAll(R(1, 1), R(2, 0));
+        Assert.Equal([1, 2], harness.Paused.Order()); // each took a record past the budget
+        Assert.Equal(5, harness.Scheduler.MostHeldBytes);
+
+        harness.Complete(first); // one slot: partition 1's first record runs next
+        harness.Complete(second);
+        harness.Scheduler.ResumeDue();
+        Assert.Equal([1, 2], harness.Paused.Order()); // 3 left: more than half of 4
+
+        harness.Complete(harness.InHandlers.Single());
+        harness.Scheduler.ResumeDue();
+        Assert.Empty(harness.Paused);
+        Assert.Equal([(1, (long?)null), (2, (long?)null)], harness.Resumed.Order());
     }
 
     [Fact]
@@ -242,7 +267,7 @@ public sealed class PartitionSchedulerTests
     [Fact]
     public void ARevokedPartitionsHandler_StillRunningAfterRevokeTimeout_IsDropped_AndItsPartitionResumed()
     {
-        var harness = new SchedulerHarness(maxConcurrent: 2, maxQueued: 2, revokeTimeout: TimeSpan.FromSeconds(5));
+        var harness = new SchedulerHarness(maxConcurrent: 2, readAhead: 2, revokeTimeout: TimeSpan.FromSeconds(5));
         TestRecord slow = R(0, 0);
         TestRecord second = R(0, 1);
         harness.OfferAll(slow, second);

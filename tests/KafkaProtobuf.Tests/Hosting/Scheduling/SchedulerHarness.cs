@@ -4,7 +4,8 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting.Scheduling;
@@ -15,7 +16,7 @@ internal sealed class TestRecord : ScheduledRecord
     public TestRecord(int partition, long offset, string key, bool poison = false)
     {
         Key = key;
-        Place(SchedulerHarness.Topic, new Partition(partition), new Offset(offset), KafkaProtobuf.Hosting.KeyHash.Of(System.Text.Encoding.UTF8.GetBytes(key)), needsHandler: !poison);
+        Place(SchedulerHarness.Topic, new Partition(partition), new Offset(offset), KafkaProtobuf.Hosting.Scheduling.KeyHash.Of(System.Text.Encoding.UTF8.GetBytes(key)), needsHandler: !poison);
     }
 
     public string Key { get; }
@@ -42,12 +43,16 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
     private readonly HashSet<(int Partition, uint KeyHash)> _keysInHandlers = [];
     private readonly HashSet<TestRecord> _finished = [];
 
-    public SchedulerHarness(int maxConcurrent = 2, bool perKey = false, int maxQueued = 1_000, TimeSpan? revokeTimeout = null)
+    /// <param name="maxConcurrent">Handler slots.</param>
+    /// <param name="perKey">Per-key order.</param>
+    /// <param name="readAhead">The read-ahead budget, in records: each record retained counts 1.</param>
+    /// <param name="revokeTimeout">How long a revoke waits for handlers.</param>
+    public SchedulerHarness(int maxConcurrent = 2, bool perKey = false, int readAhead = 1_000, TimeSpan? revokeTimeout = null)
     {
         Settings = new SchedulerSettings
         {
             MaxConcurrentRecords = maxConcurrent,
-            MaxQueuedRecordsPerPartition = maxQueued,
+            MaxReadAheadBytes = readAhead,
             SequencesPerPartition = perKey ? 4 * maxConcurrent : 1,
             ReadAgainDelay = TimeSpan.FromSeconds(1),
             RevokeTimeout = revokeTimeout ?? TimeSpan.FromSeconds(30),
@@ -181,7 +186,11 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         return new ValueTask<HandlerResult>(handler.Task);
     }
 
-    void IRecordScheduling<TestRecord>.Retain(TestRecord record) => Retained.Add(record);
+    void IRecordScheduling<TestRecord>.Retain(TestRecord record)
+    {
+        record.HeldBytes = 1;
+        Retained.Add(record);
+    }
 
     AfterConclusion IRecordScheduling<TestRecord>.Conclude(TestRecord record)
     {

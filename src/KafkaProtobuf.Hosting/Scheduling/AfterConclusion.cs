@@ -1,4 +1,4 @@
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>What the loop does after concluding a record.</summary>
 internal enum AfterConclusion

@@ -1,6 +1,6 @@
 using System;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Handling;
 
 /// <summary>What became of a record in the handler's hands: an outcome and, unless handled, the exception behind it. <c>default</c> is handled.</summary>
 internal readonly struct HandlerResult(HandlerOutcome outcome, Exception? failure, bool attemptsRanOut = false)

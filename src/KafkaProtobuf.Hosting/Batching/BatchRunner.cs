@@ -2,9 +2,11 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
 using Microsoft.Extensions.Logging;
 
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Batching;
 
 /// <summary>
 /// Runs a batch handler on a batch, with the retries of <see cref="HandlerRunner{TWork}"/>; a batch that failed for
@@ -36,7 +38,7 @@ internal sealed class BatchRunner<TKey, TValue>
     /// <summary>Runs the handler on the batch until it completes or fails for good (then split, if so configured); the records' own results, if split, in <see cref="RecordBatch{TKey, TValue}.RecordResults"/>.</summary>
     public ValueTask<HandlerResult> RunAsync(RecordBatch<TKey, TValue> batch, Activity? activity)
     {
-        KafkaProtobufConsumerMetrics.BatchStarting(_tag, batch.Count);
+        ConsumerMetrics.BatchStarting(_tag, batch.Count);
         ValueTask<HandlerResult> run = _runner.RunAsync(batch.ForHandler, activity);
         if (!run.IsCompletedSuccessfully)
         {
@@ -60,7 +62,7 @@ internal sealed class BatchRunner<TKey, TValue>
     {
         if (result.Outcome == HandlerOutcome.Handled)
         {
-            KafkaProtobufConsumerMetrics.BatchHandled(_tag);
+            ConsumerMetrics.BatchHandled(_tag);
         }
 
         return result;

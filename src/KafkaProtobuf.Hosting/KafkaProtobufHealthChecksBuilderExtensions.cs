@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using KafkaProtobuf.Hosting.Health;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Diagnostics.HealthChecks;

@@ -1,0 +1,116 @@
+using System;
+using System.Collections.Concurrent;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Google.Protobuf;
+using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Vectors.Telemetry.V1;
+using Xunit;
+using Xunit.Abstractions;
+using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Retrying;
+using KafkaProtobuf.Hosting.Scheduling;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>Live memory is measured here: no other test may allocate beside it.</summary>
+[CollectionDefinition(nameof(HostedConsumerReadAheadTests), DisableParallelization = true)]
+public sealed class HostedConsumerReadAheadRunsAlone;
+
+/// <summary>
+/// The read-ahead budget (<see cref="KafkaProtobufConsumerOptions.MaxReadAheadBytes"/>) on the embedded cluster: a
+/// backlog many times the budget, large records on many partitions, and handlers that finish only when the test lets
+/// them, so that what the consumer takes is decided by the bytes it read, not by how fast anything ran.
+/// </summary>
+[Collection(nameof(HostedConsumerReadAheadTests))]
+public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : HostedConsumerTestBase("read-ahead")
+{
+    private const int Partitions = 8;
+    private const int PerPartition = 12;
+    private const int ValueBytes = 64 * 1024;
+    private const long Budget = 1024 * 1024;
+
+    // Besides the records: what the host, the clients and the test's own bookkeeping may hold.
+    private const long Overhead = 3 * 1024 * 1024;
+
+    [Fact]
+    public async Task ABacklogTwelveTimesTheBudget_IsTakenWithinIt_WithLiveMemoryWithinIt_AndEveryRecordHandledInOrder()
+    {
+        Cluster.CreateTopic("large", Partitions);
+        long largest = Produce("large");
+        Assert.True(ReadAhead.Charge((long)Partitions * PerPartition * ValueBytes, Partitions * PerPartition) > 12 * Budget);
+
+        var handled = new ConcurrentQueue<(int Partition, long Offset)>();
+        using var gate = new SemaphoreSlim(0);
+        long baseline = GC.GetTotalMemory(forceFullCollection: true);
+        IHost host = StartHost("read-ahead", "large", async (record, token) =>
+        {
+            await gate.WaitAsync(token);
+            Assert.Equal(ValueBytes, record.Message.Value.Firmware.Signature.Digest.Length);
+            handled.Enqueue((record.Partition.Value, record.Offset.Value));
+        }, options =>
+        {
+            options.MaxConcurrentRecords = 2;
+            options.MaxReadAheadBytes = Budget;
+        });
+        KafkaProtobufConsumerService<string, Device> service = host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single();
+
+        // Both handlers wait: the consumer takes records until the budget pauses it.
+        Wait.Until(() => service.MostHeldBytes >= Budget, "the consumer took records up to its budget", Deadline);
+        long mostLive = 0;
+        while (handled.Count < Partitions * PerPartition)
+        {
+            mostLive = Math.Max(mostLive, GC.GetTotalMemory(forceFullCollection: true) - baseline);
+            int before = handled.Count;
+            int step = Math.Min(Partitions, (Partitions * PerPartition) - before);
+            gate.Release(step);
+            Wait.Until(() => handled.Count >= before + step, () => $"{before + step} records handled (so far {handled.Count})", Deadline);
+        }
+
+        await host.StopAsync().WaitAsync(Deadline);
+        output.WriteLine($"taken at most {service.MostHeldBytes:N0} bytes by the budget's count; live memory grew by at most {mostLive:N0} bytes");
+
+        // Past the budget, each partition took at most the one record that paused it.
+        long bound = Budget + (Partitions * largest);
+        Assert.True(mostLive < bound + Overhead, $"live memory grew by {mostLive:N0} bytes; the records taken are bounded by {bound:N0}");
+        Assert.InRange(service.MostHeldBytes, Budget, bound);
+        Assert.All(handled.GroupBy(h => h.Partition), g => Assert.Equal(Enumerable.Range(0, PerPartition).Select(o => (long)o), g.Select(h => h.Offset)));
+        Assert.Equal(Enumerable.Repeat((long)PerPartition, Partitions), Committed("large", Partitions));
+    }
+
+    /// <summary>Devices of <see cref="ValueBytes"/> digest bytes on every partition; returns the largest record's read-ahead charge.</summary>
+    private long Produce(string topic)
+    {
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
+        long largest = 0;
+        for (int offset = 0; offset < PerPartition; offset++)
+        {
+            for (int p = 0; p < Partitions; p++)
+            {
+                var device = new Device
+                {
+                    Id = "device-" + ((p * 1000) + offset),
+                    Firmware = new Device.Types.Firmware { Signature = new Device.Types.Firmware.Types.Signature { Digest = ByteString.CopyFrom(new byte[ValueBytes]) } },
+                };
+                byte[] value = [.. GoodValue(0).AsSpan(0, 7), .. device.ToByteArray()]; // the frame of a Device, then this one
+                byte[] key = Encoding.UTF8.GetBytes("k" + offset);
+                largest = Math.Max(largest, ReadAhead.Charge(key.Length + value.Length, 1));
+                producer.Produce(new TopicPartition(topic, p), new Message<byte[], byte[]> { Key = key, Value = value });
+            }
+        }
+
+        Assert.Equal(0, producer.Flush(Deadline));
+        return largest;
+    }
+}
