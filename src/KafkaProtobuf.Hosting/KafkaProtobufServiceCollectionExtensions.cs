@@ -1,6 +1,6 @@
 using System;
-using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Service;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;

@@ -11,6 +11,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using KafkaProtobuf.Hosting.Batching;
 using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Service;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Health;

@@ -1,7 +1,5 @@
 using System;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting.Batching;
-using KafkaProtobuf.Hosting.Scheduling;
 
 namespace KafkaProtobuf.Hosting.Consuming;
 
@@ -11,7 +9,7 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown. The copy is
 /// the last record consumed: in sequential mode that is the record in hand until it is concluded; in partition-parallel
 /// mode a record the scheduler keeps past its consume takes its own copy first (<c>Retain</c>); a batch copies each of its
-/// records' bytes as it takes them (<see cref="CopiedBytes"/>).
+/// records' bytes as it takes them (<c>CopiedBytes</c>).
 /// </summary>
 internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>
 {

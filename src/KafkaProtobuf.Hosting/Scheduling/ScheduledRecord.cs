@@ -16,7 +16,7 @@ internal abstract class ScheduledRecord
 
     public Offset Offset { get; private set; }
 
-    /// <summary>Per-key order: the hash of the key's bytes (<see cref="KeyHash"/>); partition order ignores it.</summary>
+    /// <summary>Per-key order: the hash of the key's bytes (the consume step's <c>KeyHash</c>); partition order ignores it.</summary>
     public uint KeyHash { get; private set; }
 
     /// <summary>

@@ -7,6 +7,8 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Scheduling;
+using KafkaProtobuf.Hosting.Service;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -14,13 +16,6 @@ using Vectors.Telemetry.V1;
 using Xunit;
 using Xunit.Abstractions;
 using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
-using KafkaProtobuf.Hosting.Batching;
-using KafkaProtobuf.Hosting.Consuming;
-using KafkaProtobuf.Hosting.Diagnostics;
-using KafkaProtobuf.Hosting.Handling;
-using KafkaProtobuf.Hosting.Health;
-using KafkaProtobuf.Hosting.Retrying;
-using KafkaProtobuf.Hosting.Scheduling;
 
 namespace KafkaProtobuf.Tests.Hosting;
 

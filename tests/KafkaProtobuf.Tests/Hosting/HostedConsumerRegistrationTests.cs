@@ -4,7 +4,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
-using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Service;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;

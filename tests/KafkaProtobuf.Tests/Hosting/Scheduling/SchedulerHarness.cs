@@ -16,7 +16,7 @@ internal sealed class TestRecord : ScheduledRecord
     public TestRecord(int partition, long offset, string key, bool poison = false)
     {
         Key = key;
-        Place(SchedulerHarness.Topic, new Partition(partition), new Offset(offset), KafkaProtobuf.Hosting.Scheduling.KeyHash.Of(System.Text.Encoding.UTF8.GetBytes(key)), needsHandler: !poison);
+        Place(SchedulerHarness.Topic, new Partition(partition), new Offset(offset), KafkaProtobuf.Hosting.Consuming.KeyHash.Of(System.Text.Encoding.UTF8.GetBytes(key)), needsHandler: !poison);
     }
 
     public string Key { get; }

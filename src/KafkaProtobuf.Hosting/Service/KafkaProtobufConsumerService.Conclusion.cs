@@ -1,14 +1,14 @@
 using System;
-using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
 /// What follows a record's handler, in both loops, on the loop thread and in each partition's order: the offset is
@@ -27,16 +27,16 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         switch (result.Outcome)
         {
             case HandlerOutcome.Handled:
-                StoreOffset(record);
+                _step!.StoreOffset(record);
                 _status.RecordDone(record.Topic, record.Partition);
                 return AfterConclusion.Continue;
             case HandlerOutcome.DeadLetter when _options.DeadLetterTopic is not null || (_retries is not null && result.AttemptsRanOut):
-                (byte[]? key, byte[]? value) = ownBytes ?? (_keys.ToArray(), _values.ToArray());
+                (byte[]? key, byte[]? value) = ownBytes ?? (_step!.Keys.ToArray(), _step!.Values.ToArray());
                 ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
                 Exception failure = result.Failure!;
                 AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
                     ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
-                    : DeadLetter(written, () => _consumer!.DeadLetter(written, failure, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), handlerFailure: true, failure, activity);
+                    : DeadLetter(written, () => _step!.DeadLetter(written, failure, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: true, failure, activity);
                 if (after == AfterConclusion.ReadAgain)
                 {
                     // Not written: read again, the record is written again with what its handler made of it, not handled again.
@@ -71,7 +71,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 case HandlerOutcome.Handled:
                     foreach (ConsumeResult<TKey, TValue> last in batch.LastOfEachPartition())
                     {
-                        StoreOffset(last);
+                        _step!.StoreOffset(last);
                         _status.RecordDone(last.Topic, last.Partition);
                     }
 
@@ -109,7 +109,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private AfterConclusion DeadLetterPoison(ConsumeException poison)
     {
         using Activity? activity = _tracing.StartPoison(poison);
-        return DeadLetter(poison.ConsumerRecord, () => _consumer!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+        return DeadLetter(poison.ConsumerRecord, () => _step!.DeadLetter(poison, _deadLetters!, _options.DeadLetterTopic!, _options.DeadLetterTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
     }
 
     /// <summary>Writes a dead letter (see <see cref="Forward"/>); without a dead-letter topic the consumer stops.</summary>
@@ -136,7 +136,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     private AfterConclusion SendToRetryTopic(ConsumeResult<byte[], byte[]> record, string topic, int tier, Exception failure, Activity? activity)
     {
         Message<byte[], byte[]> copy = _retries!.Copy(record, failure, tier, out DateTimeOffset due);
-        return Forward(record, () => _consumer!.Forward(record, copy, _deadLetters!, topic, _options.DeadLetterTimeout, DeadLetterOffsetHandling.Store), topic, activity, () =>
+        return Forward(record, () => _step!.Forward(record, copy, _deadLetters!, topic, _options.DeadLetterTimeout), topic, activity, () =>
         {
             ConsumerTracing.SentToRetryTopic(activity, topic, tier);
             ConsumerMetrics.SentToRetryTopic(_tag, tier);
@@ -161,7 +161,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
         catch (DeadLetterException d) when (d.IsRetriable)
         {
             // Forward moved the consumer back to the record: after the delay, Consume delivers it again.
-            string why = d.Error.Code + (IsMissing(topic, d.Error.Code) ? ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)" : string.Empty);
+            string why = d.Error.Code + (_step!.IsMissing(topic, d.Error.Code) ? ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)" : string.Empty);
             ConsumerLog.DeadLetterRetrying(_logger, Name, where, topic, why, _options.ReadAgainDelay);
             ConsumerTracing.DeadLetterFailed(activity, d);
             _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
@@ -175,43 +175,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                     + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
             return AfterConclusion.Stop;
-        }
-    }
-
-    private void StoreOffset(ConsumeResult<TKey, TValue> record)
-    {
-        try
-        {
-            _consumer!.StoreOffset(record);
-            _probe?.Stored(Name, record.TopicPartitionOffset);
-        }
-        catch (KafkaException e)
-        {
-            ConsumerLog.OffsetNotStored(_logger, Name, record.Topic, record.Partition.Value, record.Offset.Value, e.Error.Code);
-        }
-    }
-
-    /// <summary>
-    /// Whether a write failed because its topic does not exist: asked of the brokers' metadata (through the consumer's
-    /// connection, which never creates topics) when the error is one a missing topic gives (the producer times out
-    /// waiting for it, or is told it is unknown). Loop thread.
-    /// </summary>
-    private bool IsMissing(string topic, ErrorCode error)
-    {
-        if (error is not (ErrorCode.Local_TimedOut or ErrorCode.Local_MsgTimedOut or ErrorCode.Local_UnknownTopic or ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownPartition))
-        {
-            return false;
-        }
-
-        try
-        {
-            _metadata ??= new DependentAdminClientBuilder(_consumer!.Handle).Build();
-            List<TopicMetadata> topics = _metadata.GetMetadata(topic, TopicCheckTimeout).Topics;
-            return topics.Count == 1 && topics[0].Error.Code is ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownTopic;
-        }
-        catch (KafkaException)
-        {
-            return false; // the brokers did not answer: nothing is known of the topic
         }
     }
 

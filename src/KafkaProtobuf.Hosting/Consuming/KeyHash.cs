@@ -1,6 +1,6 @@
 using System;
 
-namespace KafkaProtobuf.Hosting.Scheduling;
+namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
 /// Per-key order: a record's key bytes (as written, before deserialization) pick its sequence, so records with equal

@@ -3,7 +3,7 @@ using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it; its span.</summary>
 internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
@@ -24,7 +24,7 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
     {
         ConsumeResult<byte[], byte[]> raw = poison.ConsumerRecord;
         var record = new ParallelRecord<TKey, TValue> { Poison = poison };
-        record.Place(raw.Topic, raw.Partition, raw.Offset, perKey ? Scheduling.KeyHash.Of(raw.Message?.Key) : 0, needsHandler: false);
+        record.Place(raw.Topic, raw.Partition, raw.Offset, perKey ? Consuming.KeyHash.Of(raw.Message?.Key) : 0, needsHandler: false);
         return record;
     }
 

@@ -1,9 +1,9 @@
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Health;
@@ -14,7 +14,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
 /// The recommended consume loop, run by the host. This file: its life (start, the loop thread, shutdown, failure) and
@@ -25,13 +25,10 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// consumer. Shutdown stops taking records, lets the records in hand finish (cancelled when the host's shutdown timeout
 /// runs out), then closes the consumer, which commits and leaves the group.
 /// </summary>
-internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IDisposable
+internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IConsumeStepOwner, IDisposable
 {
     // After the host's shutdown timeout cancels the handlers: how long the loop may still take to close the consumer.
     private static readonly TimeSpan CloseGrace = TimeSpan.FromSeconds(10);
-
-    // How long a write that failed waits for the brokers to say whether its topic exists.
-    private static readonly TimeSpan TopicCheckTimeout = TimeSpan.FromSeconds(5);
 
     private readonly ConsumerRegistration<TKey, TValue> _registration;
     private readonly IServiceProvider _services;
@@ -46,12 +43,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private HandlerRunner<ConsumeResult<TKey, TValue>> _handler = null!;
-    private IConsumer<TKey, TValue>? _consumer;
+    private ConsumeStep<TKey, TValue>? _step;
     private IProducer<byte[], byte[]>? _deadLetters; // writes dead letters and retry topics' copies
-    private IAdminClient? _metadata; // on the consumer's connection: whether a topic written to exists
     private RetryTiers? _retries;
-    private RawBytesCapture<TKey> _keys = null!;
-    private RawBytesCapture<TValue> _values = null!;
     private Thread? _thread;
     private volatile bool _abandoned;
 
@@ -91,18 +85,16 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             StartBatches(_registration.BatchHandler!);
         }
 
-        _keys = new RawBytesCapture<TKey>(_registration.KeyDeserializer?.Invoke(_services) ?? BuiltInDeserializers.For<TKey>("key"));
-        _values = new RawBytesCapture<TValue>(_registration.ValueDeserializer?.Invoke(_services) ?? BuiltInDeserializers.For<TValue>("value"));
-        _consumer = new ConsumerBuilder<TKey, TValue>(_options.ConsumerConfigForLoop())
-            .SetKeyDeserializer(_keys)
-            .SetValueDeserializer(_values)
-            .SetErrorHandler((_, error) => OnClientError(error))
-            .SetPartitionsAssignedHandler(OnAssigned)
-            .SetPartitionsRevokedHandler((_, partitions) => OnRevoked(partitions, lost: false))
-            .SetPartitionsLostHandler((_, partitions) => OnRevoked(partitions, lost: true))
-            .SetOffsetsCommittedHandler((_, committed) => OnCommitted(committed))
-            .SetLogHandler((_, message) => OnClientLog(message)) // librdkafka's own lines, through ILogger instead of stderr
-            .Build();
+        _step = new ConsumeStep<TKey, TValue>(
+            Name,
+            _options.ConsumerConfigForLoop(),
+            _registration.KeyDeserializer?.Invoke(_services) ?? BuiltInDeserializers.For<TKey>("key"),
+            _registration.ValueDeserializer?.Invoke(_services) ?? BuiltInDeserializers.For<TValue>("value"),
+            this,
+            _status,
+            _logger,
+            _probe,
+            _options.ReadAgainDelay);
         if (_options.RetryTopics.Delays.Count > 0)
         {
             _retries = new RetryTiers(_options.RetryTopics, _options.SubscribedTopics());
@@ -113,7 +105,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             _deadLetters = new ProducerBuilder<byte[], byte[]>(_options.DeadLetterProducerConfig()).Build();
         }
 
-        _consumer.Subscribe(_options.SubscribedTopics());
+        _step.Subscribe(_options.SubscribedTopics());
         _status.Running();
         ConsumerLog.Started(_logger, Name, _options.Topics);
         _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };
@@ -173,8 +165,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             }
         }
 
-        _metadata?.Dispose();
-        _consumer?.Dispose();
+        _step?.Dispose();
         _deadLetters?.Dispose();
         _stopTaking.Dispose();
         _abortHandler.Dispose();
@@ -206,8 +197,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         {
             if (_abandoned)
             {
-                _metadata?.Dispose(); // it uses the consumer's handle
-                _consumer!.Dispose(); // Confluent.Kafka destroys the handle without closing: no commit, no LeaveGroup
+                _step!.Dispose(); // no Close: no commit, no LeaveGroup
                 _status.Stopped();
             }
             else
@@ -219,125 +209,26 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
     }
 
-    /// <summary>
-    /// The consume step of both loops: consumes once (until a record comes or shutdown, or for <paramref name="timeout"/>)
-    /// and sorts what came: a record; a poison record or one whose writer's schema is unavailable
-    /// (<paramref name="unread"/>; the latter logged and the health degraded); nothing (a passing broker error, logged);
-    /// or the end.
-    /// </summary>
-    private Consumed Consume(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread)
+    /// <summary>The consume step of every loop (see <see cref="ConsumeStep{TKey, TValue}.Consume"/>), until shutdown.</summary>
+    private Consumed Consume(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread) =>
+        _step!.Consume(timeout, _stopTaking.Token, out record, out unread);
+
+    void IConsumeStepOwner.Revoked(IReadOnlyList<TopicPartition> partitions)
     {
-        record = null;
-        unread = null;
-        try
-        {
-            record = timeout is { } wait ? _consumer!.Consume(wait) : _consumer!.Consume(_stopTaking.Token);
-        }
-        catch (OperationCanceledException) when (_stopTaking.IsCancellationRequested)
-        {
-            return Consumed.Stopping;
-        }
-        catch (ConsumeException e) when (e.IsDeserializationFailure())
-        {
-            unread = e;
-            _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-            return Consumed.Poison;
-        }
-        catch (ConsumeException e) when (e.IsSchemaUnavailable() && e.InnerException is SchemaUnavailableException { IsAccessDenied: true } denied)
-        {
-            // Waiting cannot fix credentials: stop loudly (nothing past the record is stored) rather than retry for ever.
-            unread = e;
-            Fail(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + BoundedText.Cut(denied.InnerException!.Message) + ")", denied);
-            return Consumed.Failed;
-        }
-        catch (ConsumeException e) when (e.IsSchemaUnavailable())
-        {
-            unread = e;
-            _probe?.Delivered(Name, e.ConsumerRecord.TopicPartitionOffset);
-            Exception why = e.InnerException?.InnerException ?? e.InnerException ?? e; // the source's own failure
-            _status.Waits(e.ConsumerRecord.TopicPartition, "obtain a writer's schema", BoundedText.Cut(why.Message, 300));
-            ConsumerLog.SchemaUnavailable(_logger, Name, PositionText.Of(e.ConsumerRecord.TopicPartitionOffset), _options.ReadAgainDelay, e.InnerException ?? e);
-            return Consumed.SchemaUnavailable;
-        }
-        catch (ConsumeException e) when (e.IsRecoverableConsumerError())
-        {
-            ConsumerLog.ConsumerError(_logger, Name, e.Error.ToString());
-            return Consumed.Nothing;
-        }
-        catch (KafkaException e)
-        {
-            Fail("the consumer failed: " + e.Error, e);
-            return Consumed.Failed;
-        }
-
-        if (record is null || record.IsPartitionEOF)
-        {
-            return Consumed.Nothing;
-        }
-
-        _probe?.Delivered(Name, record.TopicPartitionOffset);
-        return Consumed.Record;
-    }
-
-    private void OnAssigned(IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
-    {
-        // Returning nothing: librdkafka starts each partition at the group's committed offset.
-        ConsumerLog.Assigned(_logger, Name, new PartitionList(partitions));
-        _probe?.Assigned(Name, client, partitions);
-    }
-
-    private void OnRevoked(List<TopicPartitionOffset> partitions, bool lost)
-    {
-        ConsumerLog.Revoked(_logger, Name, lost ? "lost" : "revoked", new PartitionList(partitions.Select(p => p.TopicPartition)));
-        if (!RevokeScheduled(partitions.Select(p => p.TopicPartition)))
+        if (!RevokeScheduled(partitions))
         {
             _stopTaking.Cancel();
         }
 
-        RevokeCollected(partitions.Select(p => p.TopicPartition));
-        _status.Released(partitions.Select(p => p.TopicPartition));
-        _unwritten.Release(partitions.Select(p => p.TopicPartition));
-
-        _probe?.Revoked(Name, partitions);
+        RevokeCollected(partitions);
+        _status.Released(partitions);
+        _unwritten.Release(partitions);
     }
 
-    private void OnCommitted(CommittedOffsets committed)
+    void IConsumeStepOwner.Failed(string reason, Exception? exception)
     {
-        // Auto-commit retries with the offsets stored then; a failure only means records may be read again.
-        Error error = committed.Error.IsError ? committed.Error : committed.Offsets.FirstOrDefault(o => o.Error.IsError)?.Error ?? committed.Error;
-        if (error.IsError)
-        {
-            ConsumerLog.CommitFailed(_logger, Name, error.ToString());
-        }
-
-        _probe?.Committed(Name, committed);
-    }
-
-    private void OnClientError(Error error)
-    {
-        _probe?.ClientError(Name, error);
-        if (error.IsFatal)
-        {
-            Fail("librdkafka reported a fatal error: " + error, null);
-            _stopTaking.Cancel();
-        }
-        else if (_logger.IsEnabled(LogLevel.Warning))
-        {
-            ConsumerLog.ClientError(_logger, Name, error.ToString());
-        }
-    }
-
-    private void OnClientLog(LogMessage message)
-    {
-        LogLevel level = message.Level switch
-        {
-            SyslogLevel.Emergency or SyslogLevel.Alert or SyslogLevel.Critical => LogLevel.Critical,
-            SyslogLevel.Error => LogLevel.Error,
-            SyslogLevel.Warning => LogLevel.Warning,
-            SyslogLevel.Notice or SyslogLevel.Info => LogLevel.Information,
-            _ => LogLevel.Debug,
-        };
-        ConsumerLog.Librdkafka(_logger, level, Name, message.Facility, message.Message);
+        Fail(reason, exception);
+        _stopTaking.Cancel();
     }
 
     /// <summary>
@@ -368,7 +259,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     {
         try
         {
-            _consumer!.Close(); // commits the stored offsets and leaves the group
+            _step!.Close(); // commits the stored offsets and leaves the group
             _deadLetters?.Flush(TimeSpan.FromSeconds(5));
             _status.Stopped();
             ConsumerLog.Stopped(_logger, Name);

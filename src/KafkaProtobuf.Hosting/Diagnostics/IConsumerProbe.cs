@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using Confluent.Kafka;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Diagnostics;
 
 /// <summary>
 /// Everything a hosted consumer did, event by event, on its own threads: for tests that must account for every delivery

@@ -1,9 +1,10 @@
 using System.Diagnostics;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
 /// Sequential mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> 1, the default): the loop thread
@@ -55,8 +56,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
             return DeadLetterPoison(unread);
         }
 
-        _consumer!.Seek(unread.ConsumerRecord.TopicPartitionOffset);
-        _probe?.MovedBack(Name, unread.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true);
+        _step!.ReadAgain(unread.ConsumerRecord.TopicPartitionOffset);
         return AfterConclusion.ReadAgain;
     }
 

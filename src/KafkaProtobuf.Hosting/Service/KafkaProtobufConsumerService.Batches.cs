@@ -5,10 +5,11 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
 /// A batch handler (<c>HandleBatch</c>): records are collected into batches (<see cref="BatchCollector{TKey, TValue}"/>)
@@ -79,7 +80,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
 
                     break;
                 case Consumed.Record:
-                    if (collector.Add(record!, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is { } full && !HandleOnLoop(full))
+                    if (collector.Add(record!, _step!.Keys.Last, _step!.Keys.LastIsNull, _step!.Values.Last, _step!.Values.LastIsNull) is { } full && !HandleOnLoop(full))
                     {
                         return;
                     }
@@ -117,7 +118,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             // The failed dead letter moved its partition back; the other partitions' records after it are read again too.
             foreach (TopicPartitionOffset position in batch.ReadAgainPositions())
             {
-                _consumer!.Seek(position);
+                _step!.Seek(position);
             }
         }
 
@@ -168,10 +169,10 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         {
             // Read again to write its dead letter: in its partition's order, a batch of its own the handler never sees.
             return ((IIntake<RecordBatch<TKey, TValue>>)this).CutBefore(scheduler, record.TopicPartitionOffset)
-                && scheduler.Offer(RecordBatch<TKey, TValue>.OfFailed(record, view, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull, failed), out _);
+                && scheduler.Offer(RecordBatch<TKey, TValue>.OfFailed(record, view, _step!.Keys.Last, _step!.Keys.LastIsNull, _step!.Values.Last, _step!.Values.LastIsNull, failed), out _);
         }
 
-        return _collector!.Add(record, view, _keys.Last, _keys.LastIsNull, _values.Last, _values.LastIsNull) is not { } full || scheduler.Offer(full, out _);
+        return _collector!.Add(record, view, _step!.Keys.Last, _step!.Keys.LastIsNull, _step!.Values.Last, _step!.Values.LastIsNull) is not { } full || scheduler.Offer(full, out _);
     }
 
     bool IIntake<RecordBatch<TKey, TValue>>.OfferPoison(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeException poison) =>

@@ -3,10 +3,11 @@ using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting.Consuming;
+namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
 /// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> above 1, or a batch handler
@@ -133,7 +134,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     {
         ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
         HandlerResult? failed = _unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult result) ? result : null;
-        taken.Hold(record, _retries?.AsOriginal(record) ?? record, PerKey ? _keys.Hash() : 0, failed);
+        taken.Hold(record, _retries?.AsOriginal(record) ?? record, PerKey ? _step!.Keys.Hash() : 0, failed);
         if (!scheduler.Offer(taken, out bool kept))
         {
             return false;
@@ -172,7 +173,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             return;
         }
 
-        (byte[]? key, byte[]? value) = (_keys.ToArray(), _values.ToArray());
+        (byte[]? key, byte[]? value) = (_step!.Keys.ToArray(), _step!.Values.ToArray());
         record.OwnBytes = (key, value);
         record.HeldBytes = ReadAhead.Charge((key?.Length ?? 0) + (long)(value?.Length ?? 0), 1);
     }
@@ -227,16 +228,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         }
     }
 
-    private void Pause(TopicPartition partition) => _consumer!.Pause([partition]);
+    private void Pause(TopicPartition partition) => _step!.Pause(partition);
 
-    private void Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
-    {
-        _consumer!.Resume([partition]);
-        if (readAgainFrom is not null)
-        {
-            _consumer.Seek(readAgainFrom);
-        }
-    }
+    private void Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom) => _step!.Resume(partition, readAgainFrom);
 
     /// <summary>Partitions taken away: the scheduler lets go of them (what batches were still collecting: <c>RevokeCollected</c>). False: a conclusion stopped the consumer.</summary>
     private bool RevokeScheduled(IEnumerable<TopicPartition> partitions) =>
