@@ -61,4 +61,7 @@ internal static partial class ConsumerLog
 
     [LoggerMessage(EventId = 18, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} sent to retry topic {Topic}, due at {Due:O} ({Error})")]
     public static partial void SentToRetryTopic(ILogger logger, string consumer, string record, string topic, DateTimeOffset due, string error);
+
+    [LoggerMessage(EventId = 19, Level = LogLevel.Warning, Message = "KafkaProtobuf consumer {Consumer}: {Record} was written to {Topic} (as {Written}) but its offset was not stored ({Error}): its partition is no longer this consumer's, and its new owner reads it, and writes it, again")]
+    public static partial void WrittenNotStored(ILogger logger, string consumer, string record, string topic, string written, string error);
 }

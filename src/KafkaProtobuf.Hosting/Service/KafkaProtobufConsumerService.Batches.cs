@@ -71,9 +71,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             Consumed consumed = Consume(wait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             switch (consumed)
             {
-                case Consumed.Record when _unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed):
+                case Consumed.Record when _conclusion!.Unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed):
                     // Read again to write its dead letter: after what was collected before it, and not handed to the handler again.
-                    if ((collector.Cut(record.Topic, record.Partition) is { } earlier && !HandleOnLoop(earlier)) || !GoOnAfter(Conclude(record, failed, null, ownBytes: null)))
+                    if ((collector.Cut(record.Topic, record.Partition) is { } earlier && !HandleOnLoop(earlier)) || !GoOnAfter(_conclusion!.Conclude(record, failed, null, ownBytes: null)))
                     {
                         return;
                     }
@@ -110,7 +110,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
         {
             ValueTask<HandlerResult> run = _batchRunner.RunAsync(batch, activity);
             batch.Result = run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
-            after = ConcludeBatch(batch, activity);
+            after = _conclusion!.Conclude(batch, activity);
         }
 
         if (after == AfterConclusion.ReadAgain)
@@ -165,7 +165,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     bool IIntake<RecordBatch<TKey, TValue>>.OfferRecord(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
     {
         ConsumeResult<TKey, TValue> view = _retries?.AsOriginal(record) ?? record;
-        if (_unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult failed))
+        if (_conclusion!.Unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult failed))
         {
             // Read again to write its dead letter: in its partition's order, a batch of its own the handler never sees.
             return ((IIntake<RecordBatch<TKey, TValue>>)this).CutBefore(scheduler, record.TopicPartitionOffset)
@@ -204,8 +204,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     AfterConclusion IRecordScheduling<RecordBatch<TKey, TValue>>.Conclude(RecordBatch<TKey, TValue> batch)
     {
         AfterConclusion after = batch.Poison is { } poison
-            ? DeadLetterPoison(poison)
-            : InSpan(batch.Activity, (Service: this, Batch: batch), static (state, activity) => state.Service.ConcludeBatch(state.Batch, activity));
+            ? _conclusion!.DeadLetterPoison(poison)
+            : InSpan(batch.Activity, (Service: this, Batch: batch), static (state, activity) => state.Service._conclusion!.Conclude(state.Batch, activity));
         if (after == AfterConclusion.ReadAgain)
         {
             // Read again from the record whose dead letter failed (a poison record's, or one of the batch's): what the

@@ -133,7 +133,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     bool IIntake<ParallelRecord<TKey, TValue>>.OfferRecord(PartitionScheduler<ParallelRecord<TKey, TValue>> scheduler, ConsumeResult<TKey, TValue> record)
     {
         ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
-        HandlerResult? failed = _unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult result) ? result : null;
+        HandlerResult? failed = _conclusion!.Unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult result) ? result : null;
         taken.Hold(record, _retries?.AsOriginal(record) ?? record, PerKey ? _step!.Keys.Hash() : 0, failed);
         if (!scheduler.Offer(taken, out bool kept))
         {
@@ -182,11 +182,11 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
     {
         if (record.Poison is { } poison)
         {
-            return DeadLetterPoison(poison);
+            return _conclusion!.DeadLetterPoison(poison);
         }
 
         return InSpan(record.Activity, (Service: this, Record: record), static (state, activity) =>
-            state.Service.Conclude(state.Record.Record!, state.Record.Result, activity, state.Record.OwnBytes));
+            state.Service._conclusion!.Conclude(state.Record.Record!, state.Record.Result, activity, state.Record.OwnBytes));
     }
 
     void IRecordScheduling<ParallelRecord<TKey, TValue>>.Drop(ParallelRecord<TKey, TValue> record) => record.Activity?.Dispose();

@@ -24,8 +24,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
                 case Consumed.Record:
                 {
                     using Activity? activity = _tracing.Start(record!);
-                    HandlerResult result = _unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed) ? failed : Handle(record, activity);
-                    after = Conclude(record, result, activity, ownBytes: null);
+                    HandlerResult result = _conclusion!.Unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed) ? failed : Handle(record, activity);
+                    after = _conclusion!.Conclude(record, result, activity, ownBytes: null);
                     break;
                 }
 
@@ -53,7 +53,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue>
     {
         if (consumed == Consumed.Poison)
         {
-            return DeadLetterPoison(unread);
+            return _conclusion!.DeadLetterPoison(unread);
         }
 
         _step!.ReadAgain(unread.ConsumerRecord.TopicPartitionOffset);

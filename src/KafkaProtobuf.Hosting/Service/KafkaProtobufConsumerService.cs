@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
@@ -18,11 +19,11 @@ namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
 /// The recommended consume loop, run by the host. This file: its life (start, the loop thread, shutdown, failure) and
-/// the client's callbacks. The consume step and what follows a record's handler (<c>.Conclusion.cs</c>) serve both
+/// what it hears from the consume step. The consume step (<see cref="ConsumeStep{TKey, TValue}"/>, the one holder of the
+/// Kafka consumer) and what follows a record's handler (<see cref="RecordConclusion{TKey, TValue}"/>) serve both
 /// loops: sequential (<c>.Sequential.cs</c>: one record at a time, on the loop thread) and partition-parallel
 /// (<c>.Parallel.cs</c>, scheduled by <see cref="PartitionScheduler{TRecord}"/>); a batch handler's batches are made and
-/// run by the same two (<c>.Batches.cs</c>). Only the loop thread touches the
-/// consumer. Shutdown stops taking records, lets the records in hand finish (cancelled when the host's shutdown timeout
+/// run by the same two (<c>.Batches.cs</c>). Only the loop thread touches the consumer. Shutdown stops taking records, lets the records in hand finish (cancelled when the host's shutdown timeout
 /// runs out), then closes the consumer, which commits and leaves the group.
 /// </summary>
 internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IConsumeStepOwner, IDisposable
@@ -39,13 +40,13 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private readonly CancellationTokenSource _abortHandler = new();
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly IConsumerProbe? _probe;
-    private readonly UnwrittenFailures _unwritten = new(); // records read again to write their dead letter, not to handle them again
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private HandlerRunner<ConsumeResult<TKey, TValue>> _handler = null!;
     private ConsumeStep<TKey, TValue>? _step;
     private IProducer<byte[], byte[]>? _deadLetters; // writes dead letters and retry topics' copies
     private RetryTiers? _retries;
+    private RecordConclusion<TKey, TValue>? _conclusion;
     private Thread? _thread;
     private volatile bool _abandoned;
 
@@ -104,6 +105,18 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         {
             _deadLetters = new ProducerBuilder<byte[], byte[]>(_options.DeadLetterProducerConfig()).Build();
         }
+
+        _conclusion = new RecordConclusion<TKey, TValue>(
+            _step,
+            _deadLetters,
+            _options.DeadLetterTopic,
+            _options.DeadLetterTimeout,
+            _options.ReadAgainDelay,
+            _retries,
+            _status,
+            new ConclusionEvents(Name, _logger, _probe),
+            _tracing,
+            Fail);
 
         _step.Subscribe(_options.SubscribedTopics());
         _status.Running();
@@ -222,7 +235,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
 
         RevokeCollected(partitions);
         _status.Released(partitions);
-        _unwritten.Release(partitions);
+        _conclusion?.Unwritten.Release(partitions);
     }
 
     void IConsumeStepOwner.Failed(string reason, Exception? exception)

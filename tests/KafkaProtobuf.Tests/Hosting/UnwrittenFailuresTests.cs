@@ -1,7 +1,7 @@
 using System;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Handling;
-using KafkaProtobuf.Hosting.Service;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting;

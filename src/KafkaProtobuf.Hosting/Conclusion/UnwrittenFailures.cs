@@ -2,7 +2,7 @@ using System.Collections.Generic;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Handling;
 
-namespace KafkaProtobuf.Hosting.Service;
+namespace KafkaProtobuf.Hosting.Conclusion;
 
 /// <summary>
 /// Records whose handler failed for good and whose dead letter (or retry topic's copy) the broker did not take: the

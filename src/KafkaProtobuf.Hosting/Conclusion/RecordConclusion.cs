@@ -1,0 +1,240 @@
+using System;
+using System.Diagnostics;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Retrying;
+using KafkaProtobuf.Hosting.Scheduling;
+
+namespace KafkaProtobuf.Hosting.Conclusion;
+
+/// <summary>
+/// What follows a record's handler (or a batch's), in every mode, on the loop thread and in each partition's order: the
+/// offset is stored (auto-commit sends it), the record is written elsewhere byte for byte (its next retry topic, or the
+/// dead-letter topic) and the offset past it stored, or the consumer stops. A write the broker did not take moves the
+/// consumer back to the record, to be read again after the read-again delay; what its handler made of it is kept
+/// (<see cref="UnwrittenFailures"/>), so the write is retried, never the handler. Events go to <see cref="ConclusionEvents"/>.
+/// </summary>
+/// <typeparam name="TKey">The key type.</typeparam>
+/// <typeparam name="TValue">The value type.</typeparam>
+internal sealed class RecordConclusion<TKey, TValue>
+{
+    private readonly ConsumeStep<TKey, TValue> _step;
+    private readonly IProducer<byte[], byte[]>? _writer; // dead letters and retry topics' copies
+    private readonly string? _deadLetterTopic;
+    private readonly TimeSpan _writeTimeout;
+    private readonly TimeSpan _readAgainDelay;
+    private readonly RetryTiers? _retries;
+    private readonly ConsumerStatus _status;
+    private readonly ConclusionEvents _events;
+    private readonly ConsumerTracing _tracing;
+    private readonly Action<string, Exception> _stop;
+
+    /// <param name="step">The consume step: stores, and writes through the consumer.</param>
+    /// <param name="writer">The producer of dead letters and retry copies; null with neither.</param>
+    /// <param name="deadLetterTopic">The dead-letter topic, if any: without one, a record that fails for good stops the consumer.</param>
+    /// <param name="writeTimeout">How long a write may take to be acknowledged.</param>
+    /// <param name="readAgainDelay">How long before a record whose write failed is read again (for the log).</param>
+    /// <param name="retries">The retry topics, if any.</param>
+    /// <param name="status">The consumer's health.</param>
+    /// <param name="events">Where what happened is reported.</param>
+    /// <param name="tracing">Spans, for a poison record's.</param>
+    /// <param name="stop">Stops the consumer for good, with a reason.</param>
+    public RecordConclusion(
+        ConsumeStep<TKey, TValue> step,
+        IProducer<byte[], byte[]>? writer,
+        string? deadLetterTopic,
+        TimeSpan writeTimeout,
+        TimeSpan readAgainDelay,
+        RetryTiers? retries,
+        ConsumerStatus status,
+        ConclusionEvents events,
+        ConsumerTracing tracing,
+        Action<string, Exception> stop)
+    {
+        _step = step;
+        _writer = writer;
+        _deadLetterTopic = deadLetterTopic;
+        _writeTimeout = writeTimeout;
+        _readAgainDelay = readAgainDelay;
+        _retries = retries;
+        _status = status;
+        _events = events;
+        _tracing = tracing;
+        _stop = stop;
+    }
+
+    /// <summary>Records read again to write what their handler made of them, not to be handled again.</summary>
+    public UnwrittenFailures Unwritten { get; } = new();
+
+    /// <summary>Concludes a record its handler is done with.</summary>
+    /// <param name="record">The record.</param>
+    /// <param name="result">What the handler made of it.</param>
+    /// <param name="activity">Its span, if traced.</param>
+    /// <param name="ownBytes">Its key and value bytes, when it has its own copy; null when the consume step's capture still holds them (the record just consumed).</param>
+    public AfterConclusion Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, (byte[]? Key, byte[]? Value)? ownBytes)
+    {
+        switch (result.Outcome)
+        {
+            case HandlerOutcome.Handled:
+                _step.StoreOffset(record);
+                _status.RecordDone(record.Topic, record.Partition);
+                return AfterConclusion.Continue;
+            case HandlerOutcome.DeadLetter when _deadLetterTopic is not null || (_retries is not null && result.AttemptsRanOut):
+                (byte[]? key, byte[]? value) = ownBytes ?? (_step.Keys.ToArray(), _step.Values.ToArray());
+                ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
+                Exception failure = result.Failure!;
+                AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
+                    ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
+                    : DeadLetter(written, () => _step.DeadLetter(written, failure, _writer!, _deadLetterTopic!, _writeTimeout), handlerFailure: true, failure, activity);
+                if (after == AfterConclusion.ReadAgain)
+                {
+                    // Not written: read again, the record is written again with what its handler made of it, not handled again.
+                    Unwritten.Keep(record.TopicPartitionOffset, result);
+                }
+
+                return after;
+            case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
+                Exception e = result.Failure!;
+                _stop(
+                    "the handler failed on " + PositionText.Of(record.Topic, record.Partition, record.Offset)
+                        + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
+                        + " (" + BoundedText.Describe(e) + ")",
+                    e);
+                return AfterConclusion.Stop;
+            default:
+                return AfterConclusion.Stop; // cancelled at shutdown: not committed, read again
+        }
+    }
+
+    /// <summary>
+    /// Concludes a batch its handler is done with: handled, every partition's offset is stored past its last record;
+    /// failed, record by record in order (each stored, written elsewhere, or stopping the consumer), stopping where a
+    /// write failed (<see cref="RecordBatch{TKey, TValue}.ReadAgainAt"/>). Its copied bytes go back to the pool.
+    /// </summary>
+    public AfterConclusion Conclude(RecordBatch<TKey, TValue> batch, Activity? activity)
+    {
+        try
+        {
+            switch (batch.Result.Outcome)
+            {
+                case HandlerOutcome.Handled:
+                    foreach (ConsumeResult<TKey, TValue> last in batch.LastOfEachPartition())
+                    {
+                        _step.StoreOffset(last);
+                        _status.RecordDone(last.Topic, last.Partition);
+                    }
+
+                    return AfterConclusion.Continue;
+                case HandlerOutcome.Cancelled:
+                    return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
+                case HandlerOutcome.Stop when batch.RecordResults is null:
+                    Exception e = batch.Result.Failure!;
+                    _stop("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + BoundedText.Describe(e) + ")", e);
+                    return AfterConclusion.Stop;
+            }
+
+            for (int i = 0; i < batch.Count; i++)
+            {
+                HandlerResult result = batch.ResultOf(i);
+
+                // Own bytes only for a dead letter: no other outcome reads them (and copying every record's would cost an array each).
+                AfterConclusion after = Conclude(batch[i], result, activity, result.Outcome == HandlerOutcome.DeadLetter ? batch.BytesOf(i) : null);
+                if (after != AfterConclusion.Continue)
+                {
+                    batch.ReadAgainAt(i);
+                    return after;
+                }
+            }
+
+            return AfterConclusion.Continue;
+        }
+        finally
+        {
+            batch.Release();
+        }
+    }
+
+    /// <summary>Dead-letters a poison record in a span of its own (it had none: no handler ran).</summary>
+    public AfterConclusion DeadLetterPoison(ConsumeException poison)
+    {
+        using Activity? activity = _tracing.StartPoison(poison);
+        return DeadLetter(poison.ConsumerRecord, () => _step.DeadLetter(poison, _writer!, _deadLetterTopic!, _writeTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+    }
+
+    /// <summary>Writes a dead letter (see <see cref="Write"/>); without a dead-letter topic the consumer stops.</summary>
+    private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
+    {
+        if (_deadLetterTopic is not { } topic)
+        {
+            string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
+            _stop(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + BoundedText.Describe(failure) + ")", failure);
+            return AfterConclusion.Stop;
+        }
+
+        return Write(record, send, topic, activity, written => _events.DeadLettered(activity, record.TopicPartitionOffset, topic, handlerFailure, failure, written));
+    }
+
+    /// <summary>Copies a record whose handler failed for good to its next retry topic, due after that tier's delay (see <see cref="Write"/>).</summary>
+    private AfterConclusion SendToRetryTopic(ConsumeResult<byte[], byte[]> record, string topic, int tier, Exception failure, Activity? activity)
+    {
+        Message<byte[], byte[]> copy = _retries!.Copy(record, failure, tier, out DateTimeOffset due);
+        return Write(record, () => _step.Forward(record, copy, _writer!, topic, _writeTimeout), topic, activity, written =>
+            _events.SentToRetryTopic(activity, record.TopicPartitionOffset, topic, tier, due, failure, written));
+    }
+
+    /// <summary>
+    /// Writes a record elsewhere (a dead letter, a retry topic's copy) and stores its offset once the broker has it. A
+    /// retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.
+    /// A record written whose offset could not be stored (its partition is no longer this consumer's) is not done here:
+    /// its new owner reads it again.
+    /// </summary>
+    private AfterConclusion Write(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, string topic, Activity? activity, Action<DeadLetterResult> written)
+    {
+        string where = PositionText.Of(record.TopicPartitionOffset);
+        try
+        {
+            DeadLetterResult result = send();
+            written(result);
+            if (result.Offset != DeadLetterOffsetOutcome.NotStored)
+            {
+                _status.RecordDone(record.Topic, record.Partition);
+            }
+
+            return AfterConclusion.Continue;
+        }
+        catch (DeadLetterException d) when (d.IsRetriable)
+        {
+            // The write moved the consumer back to the record: after the delay, Consume delivers it again.
+            string why = d.Error.Code + (_step.IsMissing(topic, d.Error.Code) ? ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)" : string.Empty);
+            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, d);
+            _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
+            return AfterConclusion.ReadAgain;
+        }
+        catch (DeadLetterException d)
+        {
+            _stop(
+                where + " cannot be written to '" + topic + "' (" + d.Error.Code + ": " + BoundedText.Cut(d.Error.Reason)
+                    + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
+                d);
+            return AfterConclusion.Stop;
+        }
+    }
+
+    /// <summary>A record as it was written, for its dead letter: its key and value bytes, headers and position.</summary>
+    private static ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record, byte[]? key, byte[]? value) => new()
+    {
+        TopicPartitionOffset = record.TopicPartitionOffset,
+        Message = new Message<byte[], byte[]>
+        {
+            Key = key!,
+            Value = value!,
+            Headers = record.Message.Headers,
+            Timestamp = record.Message.Timestamp,
+        },
+    };
+}

@@ -1,0 +1,80 @@
+using System;
+using System.Collections.Concurrent;
+using System.Text;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Conclusion;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Scheduling;
+using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.Logging;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Hosting;
+
+/// <summary>
+/// The conclusion on its own, over a real consume step on the embedded cluster: the edges the hosted consumer's loops
+/// cannot reach on demand.
+/// </summary>
+public sealed class RecordConclusionTests : IDisposable
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(1);
+
+    public void Dispose() => _cluster.Dispose();
+
+    [Fact]
+    public void ADeadLetterWritten_WhoseOffsetCouldNotBeStored_IsReportedAsNotStored_NotAsDeadLettered()
+    {
+        _cluster.CreateTopic("orders", 1);
+        _cluster.CreateTopic("orders.dlq", 1);
+        var lines = new ConcurrentQueue<(EventId Id, string Line)>();
+        var log = new CapturedLog((_, id, line) => lines.Enqueue((id, line)));
+        string? stopped = null;
+        var status = new ConsumerStatus("conclusion");
+        using var step = new ConsumeStep<string, string>(
+            "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, new NoOwner(), status, log, null, TimeSpan.FromMilliseconds(50));
+        using IProducer<byte[], byte[]> writer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        var conclusion = new RecordConclusion<string, string>(
+            step, writer, "orders.dlq", TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, status,
+            new ConclusionEvents("conclusion", log, null), new ConsumerTracing("conclusion", "conclusion"), (reason, _) => stopped = reason);
+        var record = new ConsumeResult<string, string>
+        {
+            TopicPartitionOffset = new TopicPartitionOffset("orders", 0, 5),
+            Message = new Message<string, string> { Key = "k", Value = "v", Headers = [] },
+        };
+
+        status.HandlerFailed(1); // what a record done would reset
+
+        // The consume step never subscribed: orders [0] is not this consumer's, as after a rebalance took it away.
+        AfterConclusion after = conclusion.Conclude(
+            record, new HandlerResult(HandlerOutcome.DeadLetter, new InvalidOperationException("the handler gave up")), null, (Encoding.UTF8.GetBytes("k"), Encoding.UTF8.GetBytes("v")));
+
+        Assert.Equal(AfterConclusion.Continue, after);
+        Assert.Null(stopped);
+        Assert.Equal(1, status.FailedAttempts); // not counted as done here: its new owner concludes it
+        Assert.Contains(lines, l => l.Line.Contains("orders [0] @5", StringComparison.Ordinal) && l.Line.Contains("its offset was not stored", StringComparison.Ordinal));
+        Assert.DoesNotContain(lines, l => l.Line.Contains("dead-lettered to", StringComparison.Ordinal));
+        Assert.Equal("v", ReadOne("orders.dlq")); // written all the same: its new owner reads the record, and writes it, again
+    }
+
+    private string ReadOne(string topic)
+    {
+        using IConsumer<string, string> reader = new ConsumerBuilder<string, string>(_cluster.CreateConsumerConfig("reader-" + Guid.NewGuid().ToString("N"))).Build();
+        reader.Assign(new TopicPartitionOffset(topic, 0, Offset.Beginning));
+        ConsumeResult<string, string>? read = null;
+        Wait.Until(() => (read = reader.Consume(TimeSpan.FromMilliseconds(100))) is not null, "the dead letter in " + topic, Deadline);
+        return read!.Message.Value;
+    }
+
+    private sealed class NoOwner : IConsumeStepOwner
+    {
+        public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions) => throw new InvalidOperationException("not subscribed: nothing to revoke");
+
+        public void Failed(string reason, Exception? exception) => throw new InvalidOperationException(reason, exception);
+    }
+}
