@@ -109,7 +109,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         {
             // Waiting cannot fix credentials: stop loudly (nothing past the record is stored) rather than retry for ever.
             unread = e;
-            _owner.Failed(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + BoundedText.Cut(denied.InnerException!.Message) + ")", denied);
+            _owner.Failed(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + BoundedText.Cut(denied.InnerException!.Message) + ")", denied, outsideConsume: false);
             return Consumed.Failed;
         }
         catch (ConsumeException e) when (e.IsSchemaUnavailable())
@@ -128,7 +128,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         }
         catch (KafkaException e)
         {
-            _owner.Failed("the consumer failed: " + e.Error, e);
+            _owner.Failed("the consumer failed: " + e.Error, e, outsideConsume: false);
             return Consumed.Failed;
         }
 
@@ -258,7 +258,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         _probe?.ClientError(_name, error);
         if (error.IsFatal)
         {
-            _owner.Failed("librdkafka reported a fatal error: " + error, null);
+            _owner.Failed("librdkafka reported a fatal error: " + error, null, outsideConsume: true);
         }
         else if (_logger.IsEnabled(LogLevel.Warning))
         {

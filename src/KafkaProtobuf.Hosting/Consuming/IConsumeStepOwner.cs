@@ -13,6 +13,9 @@ internal interface IConsumeStepOwner
     /// <summary>Partitions were taken away (or lost): let go of what is held of them.</summary>
     void Revoked(IReadOnlyList<TopicPartition> partitions);
 
-    /// <summary>The consumer cannot go on: stop for good, with this reason.</summary>
-    void Failed(string reason, Exception? exception);
+    /// <summary>
+    /// The consumer cannot go on: stop for good, with this reason. <paramref name="outsideConsume"/>: the failure came
+    /// from a callback (a fatal error), so no consume returns it, and the loop must be told to end.
+    /// </summary>
+    void Failed(string reason, Exception? exception, bool outsideConsume);
 }

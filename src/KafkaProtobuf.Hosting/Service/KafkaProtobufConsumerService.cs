@@ -35,7 +35,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private readonly IServiceProvider _services;
     private readonly ILogger _logger;
     private readonly ConsumerStatus _status;
-    private readonly KeyValuePair<string, object?> _tag;
     private readonly CancellationTokenSource _stopTaking = new();
     private readonly CancellationTokenSource _abortHandler = new();
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -56,7 +55,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         _services = services;
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger("KafkaProtobuf.Hosting.Consumer." + registration.Name) ?? NullLogger.Instance;
         _status = services.GetRequiredService<KafkaProtobufConsumerStates>().For(registration.Name);
-        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, registration.Name);
         _probe = services.GetService<IConsumerProbe>();
     }
 
@@ -238,10 +236,13 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         _conclusion?.Unwritten.Release(partitions);
     }
 
-    void IConsumeStepOwner.Failed(string reason, Exception? exception)
+    void IConsumeStepOwner.Failed(string reason, Exception? exception, bool outsideConsume)
     {
         Fail(reason, exception);
-        _stopTaking.Cancel();
+        if (outsideConsume)
+        {
+            _stopTaking.Cancel(); // the consume returning Failed ends the loop otherwise
+        }
     }
 
     /// <summary>

@@ -75,6 +75,6 @@ public sealed class RecordConclusionTests : IDisposable
     {
         public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions) => throw new InvalidOperationException("not subscribed: nothing to revoke");
 
-        public void Failed(string reason, Exception? exception) => throw new InvalidOperationException(reason, exception);
+        public void Failed(string reason, Exception? exception, bool outsideConsume) => throw new InvalidOperationException(reason, exception);
     }
 }
