@@ -227,6 +227,12 @@ internal sealed class RegistryTransport : IDisposable
                     return JsonSerializer.Deserialize(bytes, responseType)
                         ?? throw new SchemaRegistryRequestException(url, status, null, "the answer was empty", null);
                 }
+                catch (JsonException e) when (!IsJson(bytes))
+                {
+                    // Not JSON at all, whatever its content type says (a garbled or foreign answer): nothing the registry
+                    // said about what was asked, so an outage. JSON of another shape is the registry's answer, below.
+                    throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, "the answer (" + status.ToString(CultureInfo.InvariantCulture) + ") is not JSON: " + Excerpt(bytes), e));
+                }
                 catch (JsonException e)
                 {
                     throw new SchemaRegistryRequestException(url, status, null, "the answer is not the JSON expected: " + e.Message, e);
@@ -266,6 +272,20 @@ internal sealed class RegistryTransport : IDisposable
     /// <summary>An HTTP failure in words, with the TLS handshake's reason when there is one (the outer message only says to look inside).</summary>
     internal static string Describe(HttpRequestException e) =>
         e.InnerException is System.Security.Authentication.AuthenticationException tls ? e.Message + " (TLS: " + tls.Message + ")" : e.Message;
+
+    /// <summary>Whether the bytes are one well-formed JSON value (of any shape).</summary>
+    private static bool IsJson(byte[] body)
+    {
+        try
+        {
+            var reader = new Utf8JsonReader(body);
+            return reader.Read() && reader.TrySkip() && !reader.Read();
+        }
+        catch (JsonException)
+        {
+            return false;
+        }
+    }
 
     /// <summary>The start of an answer that is not the JSON expected (a proxy's page), to say what there was.</summary>
     internal static string Excerpt(byte[] body) => Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();

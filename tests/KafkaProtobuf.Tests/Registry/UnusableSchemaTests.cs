@@ -83,6 +83,7 @@ public sealed class UnusableSchemaTests : IDisposable
     [InlineData("a 503", 503)]
     [InlineData("a 429", 429)]
     [InlineData("a proxy's HTML page on 200", null)]
+    [InlineData("a 200 in the registry's content type whose body is not JSON at all", null)]
     [InlineData("a 503 for a reference", 503)]
     [InlineData("a 403 for the id", 403)]
     [InlineData("an answer cut off before its end", null)]
@@ -234,6 +235,10 @@ public sealed class UnusableSchemaTests : IDisposable
                 break;
             case "a proxy's HTML page on 200":
                 _registry.Raw(ids, 200, "text/html", Encoding.UTF8.GetBytes("<html><body>Please log in to the Wi-Fi</body></html>"));
+                break;
+            case "a 200 in the registry's content type whose body is not JSON at all":
+                // What a garbled answer looks like (seen from .NET's HttpListener while it stops): nothing the registry said.
+                _registry.Raw(ids, 200, "application/vnd.schemaregistry.v1+json", Encoding.UTF8.GetBytes("<h1>Not Found (Invalid host)</h1>"));
                 break;
             case "a 503 for a reference":
                 _registry.Schema(Id, File("reading.proto", Message("Reading"), "other.proto"), ("other.proto", "other", 1));
