@@ -273,12 +273,15 @@ internal sealed class RegistryTransport : IDisposable
     internal static string Describe(HttpRequestException e) =>
         e.InnerException is System.Security.Authentication.AuthenticationException tls ? e.Message + " (TLS: " + tls.Message + ")" : e.Message;
 
-    /// <summary>Whether the bytes are one well-formed JSON value (of any shape).</summary>
+    /// <summary>
+    /// Whether the bytes are one well-formed JSON value (of any shape, at any depth: JSON nested past what the
+    /// deserializer takes is still the registry's answer, and final). The reader does not recurse, and the body is bounded.
+    /// </summary>
     private static bool IsJson(byte[] body)
     {
         try
         {
-            var reader = new Utf8JsonReader(body);
+            var reader = new Utf8JsonReader(body, new JsonReaderOptions { MaxDepth = int.MaxValue });
             return reader.Read() && reader.TrySkip() && !reader.Read();
         }
         catch (JsonException)

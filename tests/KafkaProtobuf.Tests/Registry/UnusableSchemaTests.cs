@@ -49,6 +49,7 @@ public sealed class UnusableSchemaTests : IDisposable
         { "a 422 for the id", "(error code 42202)" },
         { "a 404 for the id with another error code", "(error code 404)" },
         { "JSON that is no schema", "the answer is not the JSON expected" },
+        { "JSON nested past the deserializer's depth", "the answer is not the JSON expected" },
         { "an answer past MaxResponseBytes", "larger than MaxResponseBytes (2,048 bytes)" },
         { "a declared length past MaxResponseBytes", "larger than MaxResponseBytes (2,048 bytes)" },
         { "more references than MaxReferences", "more than MaxReferences (2) references" },
@@ -200,6 +201,9 @@ public sealed class UnusableSchemaTests : IDisposable
                 break;
             case "a 404 for the id with another error code":
                 _registry.Error(ids, 404, 404, "HTTP 404 Not Found");
+                break;
+            case "JSON nested past the deserializer's depth":
+                _registry.Json(ids, 200, new string('[', 1_000) + new string(']', 1_000)); // past 64, within MaxResponseBytes
                 break;
             case "JSON that is no schema":
                 _registry.Json(ids, 200, "{\"schema\": [1, 2, 3]}");
