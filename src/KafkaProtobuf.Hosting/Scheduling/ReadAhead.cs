@@ -15,6 +15,9 @@ internal static class ReadAhead
     /// <summary>The charge of <paramref name="records"/> records whose keys and values hold <paramref name="bytes"/> bytes in all.</summary>
     public static long Charge(long bytes, int records) => (2 * bytes) + ((long)BytesPerRecord * records);
 
+    /// <summary>The charge of one record with this key and value as written.</summary>
+    public static long Charge(byte[]? key, byte[]? value) => Charge((key?.Length ?? 0) + (long)(value?.Length ?? 0), 1);
+
     /// <summary>The charge of one record as written (a poison record's bytes, which its exception holds).</summary>
-    public static long Charge(ConsumeResult<byte[], byte[]> raw) => Charge((raw.Message?.Key?.Length ?? 0) + (long)(raw.Message?.Value?.Length ?? 0), 1);
+    public static long Charge(ConsumeResult<byte[], byte[]> raw) => Charge(raw.Message?.Key, raw.Message?.Value);
 }

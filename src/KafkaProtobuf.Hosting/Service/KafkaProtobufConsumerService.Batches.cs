@@ -46,7 +46,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
             }
             else
             {
-                _batchScheduler = new PartitionScheduler<RecordBatch<TKey, TValue>>(this, SchedulerSettings(), stopping: _stopTaking.Token);
+                _batchScheduler = new PartitionScheduler<RecordBatch<TKey, TValue>>(this, NewSchedulerSettings(), stopping: _stopTaking.Token);
                 RunScheduled(_batchScheduler);
             }
         }

@@ -49,12 +49,12 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
 
     private bool PerKey => _options.HandlingOrder == HandlingOrder.Key;
 
-    private SchedulerSettings SchedulerSettings() =>
-        Scheduling.SchedulerSettings.Of(_options.MaxConcurrentRecords, PerKey, _options.MaxReadAheadBytes, _options.ReadAgainDelay, _options.RevokeTimeout);
+    private SchedulerSettings NewSchedulerSettings() =>
+        SchedulerSettings.Of(_options.MaxConcurrentRecords, PerKey, _options.MaxReadAheadBytes, _options.ReadAgainDelay, _options.RevokeTimeout);
 
     private void RunPartitionParallel()
     {
-        _scheduler = new PartitionScheduler<ParallelRecord<TKey, TValue>>(this, SchedulerSettings(), stopping: _stopTaking.Token);
+        _scheduler = new PartitionScheduler<ParallelRecord<TKey, TValue>>(this, NewSchedulerSettings(), stopping: _stopTaking.Token);
         RunScheduled(_scheduler);
     }
 
@@ -175,7 +175,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IReco
 
         (byte[]? key, byte[]? value) = (_step!.Keys.ToArray(), _step!.Values.ToArray());
         record.OwnBytes = (key, value);
-        record.HeldBytes = ReadAhead.Charge((key?.Length ?? 0) + (long)(value?.Length ?? 0), 1);
+        record.HeldBytes = ReadAhead.Charge(key, value);
     }
 
     AfterConclusion IRecordScheduling<ParallelRecord<TKey, TValue>>.Conclude(ParallelRecord<TKey, TValue> record)
