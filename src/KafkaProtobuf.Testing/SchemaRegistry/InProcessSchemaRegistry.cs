@@ -45,42 +45,47 @@ public sealed class InProcessSchemaRegistry : IDisposable
     // StartAgain finds its port free unless another process took it.
     private static readonly HashSet<int> ReservedPorts = [];
 
+    // Time a stopped door gives an answer still being written before the listener behind it closes.
+    private static readonly TimeSpan AnswersEndWithin = TimeSpan.FromSeconds(10);
+
     private readonly RegistryStore _store = new();
     private readonly object _lock = new();
     private readonly ConcurrentDictionary<string, int> _requestCounts = new(StringComparer.Ordinal);
     private readonly ConcurrentQueue<string> _authorizationHeaders = new();
-    private HttpListener? _listener;
+    private readonly HttpListener _listener; // behind the doors, from Start to Dispose: never started while clients connect
+    private readonly int _listenerPort;
+    private readonly FrontDoor _door;
+    private readonly Task _loop;
     private CancellationTokenSource _stopping = new();
-    private Task? _loop;
     private int _serving; // requests being answered
     private int _failuresLeft;
     private int _failureStatus;
     private long _latencyTicks;
     private readonly ConcurrentQueue<KeyValuePair<string, string>[]> _headers = new(); // one array per request
     private Func<string, bool>? _authorize;
-    private TlsFrontEnd? _tls;
+    private FrontDoor? _tlsDoor;
     private bool _disposed;
 
-    private InProcessSchemaRegistry(int port)
+    private InProcessSchemaRegistry()
     {
-        Port = port;
-        PlainUrl = "http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture);
-        Url = PlainUrl;
+        _listener = StartListener(out _listenerPort);
+        _loop = Task.Run(() => AcceptLoop(_listener));
+        _door = new FrontDoor(_listenerPort);
+        _door.OpenOnFreePort(Reserve);
+        Url = "http://127.0.0.1:" + Port.ToString(CultureInfo.InvariantCulture);
     }
 
     /// <summary>The registry's base URL, e.g. <c>http://127.0.0.1:40817</c>, or <c>https://127.0.0.1:40818</c> when started with <see cref="StartHttps"/>.</summary>
     public string Url { get; private set; }
 
-    private string PlainUrl { get; }
-
     /// <summary>How many TLS handshakes failed on an HTTPS registry: clients that did not trust its certificate or did not show an accepted one of their own.</summary>
-    public int FailedHandshakes => _tls?.FailedHandshakes ?? 0;
+    public int FailedHandshakes => _tlsDoor?.FailedHandshakes ?? 0;
 
-    /// <summary>The loopback port it listens on (kept across <see cref="Stop"/> and <see cref="StartAgain"/>).</summary>
-    public int Port { get; }
+    /// <summary>The loopback port it serves plain HTTP on (kept across <see cref="Stop"/> and <see cref="StartAgain"/>).</summary>
+    public int Port => _door.Port;
 
     /// <summary>Whether it is listening (from <see cref="Start"/> or <see cref="StartAgain"/> until <see cref="Stop"/>).</summary>
-    public bool IsRunning => _listener?.IsListening == true;
+    public bool IsRunning => _door.IsOpen;
 
     /// <summary>
     /// What compatibility checks answer, and whether a new version of an existing subject is accepted (otherwise
@@ -104,22 +109,7 @@ public sealed class InProcessSchemaRegistry : IDisposable
 
     /// <summary>Starts a registry on a free loopback port.</summary>
     /// <returns>The running registry.</returns>
-    public static InProcessSchemaRegistry Start()
-    {
-        for (int attempt = 0; ; attempt++)
-        {
-            var registry = new InProcessSchemaRegistry(FreePort());
-            try
-            {
-                registry.Listen();
-                return registry;
-            }
-            catch (HttpListenerException) when (attempt < 10)
-            {
-                registry.Dispose(); // the port was taken between probing and listening; try another
-            }
-        }
-    }
+    public static InProcessSchemaRegistry Start() => new();
 
     /// <summary>
     /// Starts a registry that serves HTTPS on a loopback port with this certificate (give it a subject alternative
@@ -134,31 +124,24 @@ public sealed class InProcessSchemaRegistry : IDisposable
     {
         ArgumentNullException.ThrowIfNull(certificate);
         InProcessSchemaRegistry registry = Start();
-        registry._tls = new TlsFrontEnd(certificate, clientCertificateAuthority, registry.Port);
-        registry.Url = "https://127.0.0.1:" + registry._tls.Port.ToString(CultureInfo.InvariantCulture);
+        registry._tlsDoor = new FrontDoor(registry._listenerPort, certificate, clientCertificateAuthority);
+        registry._tlsDoor.OpenOnFreePort(Reserve);
+        registry.Url = "https://127.0.0.1:" + registry._tlsDoor.Port.ToString(CultureInfo.InvariantCulture);
         return registry;
     }
 
     /// <summary>
-    /// Stops listening: connections are refused until <see cref="StartAgain"/>. The schemas are kept. A request in flight
-    /// gets no answer: its connection is closed, or (where HttpListener is managed code, Linux and macOS) it gets a 503,
-    /// or, when it had not been taken from the listener's queue yet, an empty 200, which the registry client takes for
-    /// no answer as well.
+    /// Stops listening: connections are refused until <see cref="StartAgain"/>, and those open are closed, so a request
+    /// in flight gets no answer. The schemas are kept.
     /// </summary>
     public void Stop()
     {
-        HttpListener? listener;
+        _door.Close();
+        _tlsDoor?.Close();
         lock (_lock)
         {
-            listener = _listener;
-            _listener = null;
-            _stopping.Cancel(); // answers held back by AddedLatency end now
+            _stopping.Cancel(); // answers held back by AddedLatency end now, to no one
         }
-
-        // Let those answers end (in a 503) before the listener closes: closing it would send them its default status, 200.
-        SpinWait.SpinUntil(() => Volatile.Read(ref _serving) == 0, TimeSpan.FromSeconds(10));
-        listener?.Close();
-        _loop?.Wait(TimeSpan.FromSeconds(10));
     }
 
     /// <summary>Listens again on the same port after <see cref="Stop"/>, with the same schemas.</summary>
@@ -170,17 +153,27 @@ public sealed class InProcessSchemaRegistry : IDisposable
     public void StartAgain()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (!IsRunning)
+        lock (_lock)
+        {
+            if (_stopping.IsCancellationRequested)
+            {
+                _stopping.Dispose();
+                _stopping = new CancellationTokenSource();
+            }
+        }
+
+        foreach (FrontDoor door in Doors())
         {
             try
             {
-                Listen();
+                door.OpenAgain();
             }
-            catch (HttpListenerException e)
+            catch (SocketException e)
             {
+                Stop();
                 throw new InvalidOperationException(
-                    "The in-process registry cannot listen on " + PlainUrl + " again: something else took port " + Port.ToString(CultureInfo.InvariantCulture)
-                    + " while it was stopped, and clients of that URL would reach it instead (" + e.Message + ").",
+                    "The in-process registry cannot listen on 127.0.0.1:" + door.Port.ToString(CultureInfo.InvariantCulture) + " again: something else took port "
+                    + door.Port.ToString(CultureInfo.InvariantCulture) + " while it was stopped, and clients of that URL would reach it instead (" + e.Message + ").",
                     e);
             }
         }
@@ -260,12 +253,34 @@ public sealed class InProcessSchemaRegistry : IDisposable
     /// <summary>Stops the registry and frees its port.</summary>
     public void Dispose()
     {
+        if (_disposed)
+        {
+            return;
+        }
+
         _disposed = true;
         Stop();
-        _tls?.Dispose();
+        SpinWait.SpinUntil(() => Volatile.Read(ref _serving) == 0, AnswersEndWithin);
+        _listener.Close();
+        _loop.Wait(AnswersEndWithin);
         lock (ReservedPorts)
         {
-            ReservedPorts.Remove(Port);
+            foreach (FrontDoor door in Doors())
+            {
+                ReservedPorts.Remove(door.Port);
+            }
+
+            ReservedPorts.Remove(_listenerPort);
+        }
+    }
+
+    private IEnumerable<FrontDoor> Doors() => _tlsDoor is null ? [_door] : [_door, _tlsDoor];
+
+    private static bool Reserve(int port)
+    {
+        lock (ReservedPorts)
+        {
+            return ReservedPorts.Add(port);
         }
     }
 
@@ -288,19 +303,28 @@ public sealed class InProcessSchemaRegistry : IDisposable
         }
     }
 
-    private void Listen()
+    /// <summary>The HTTP listener behind the doors, on a port no client is told of.</summary>
+    private static HttpListener StartListener(out int port)
     {
-        var listener = new HttpListener();
-        listener.Prefixes.Add(PlainUrl + "/");
-        listener.Start();
-        lock (_lock)
+        for (int attempt = 0; ; attempt++)
         {
-            _listener = listener;
-            _stopping.Dispose();
-            _stopping = new CancellationTokenSource();
+            port = FreePort();
+            var listener = new HttpListener();
+            listener.Prefixes.Add("http://127.0.0.1:" + port.ToString(CultureInfo.InvariantCulture) + "/");
+            try
+            {
+                listener.Start();
+                return listener;
+            }
+            catch (HttpListenerException) when (attempt < 10)
+            {
+                listener.Close(); // the port was taken between probing and listening; try another
+                lock (ReservedPorts)
+                {
+                    ReservedPorts.Remove(port);
+                }
+            }
         }
-
-        _loop = Task.Run(() => AcceptLoop(listener));
     }
 
     private async Task AcceptLoop(HttpListener listener)
