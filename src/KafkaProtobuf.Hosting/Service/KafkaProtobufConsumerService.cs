@@ -3,11 +3,14 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Batching;
 using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Intake;
+using KafkaProtobuf.Hosting.Loops;
 using KafkaProtobuf.Hosting.Retrying;
 using KafkaProtobuf.Hosting.Scheduling;
 using Microsoft.Extensions.DependencyInjection;
@@ -18,18 +21,17 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace KafkaProtobuf.Hosting.Service;
 
 /// <summary>
-/// The recommended consume loop, run by the host. This file: its life (start, the loop thread, shutdown, failure) and
-/// what it hears from the consume step. The consume step (<see cref="ConsumeStep{TKey, TValue}"/>, the one holder of the
-/// Kafka consumer) and what follows a record's handler (<see cref="RecordConclusion{TKey, TValue}"/>) serve both
-/// loops: sequential (<c>.Sequential.cs</c>: one record at a time, on the loop thread) and partition-parallel
-/// (<c>.Parallel.cs</c>, scheduled by <see cref="PartitionScheduler{TRecord}"/>); a batch handler's batches are made and
-/// run by the same two (<c>.Batches.cs</c>). Only the loop thread touches the consumer. Shutdown stops taking records, lets the records in hand finish (cancelled when the host's shutdown timeout
-/// runs out), then closes the consumer, which commits and leaves the group.
+/// The recommended consume loop, run by the host: its life (start, the loop thread, shutdown, failure and exit code) and
+/// its composition. It puts together the consume step (<see cref="ConsumeStep{TKey, TValue}"/>, the one holder of the
+/// Kafka consumer), the conclusion (<see cref="RecordConclusion{TKey, TValue}"/>) and the loop the options choose
+/// (<see cref="IConsumeLoop"/>: sequential, scheduled with an intake of records or batches, or batches across
+/// partitions), then runs the loop on a thread of its own, which alone touches the consumer. Shutdown stops taking
+/// records, lets the records in hand finish (cancelled when the host's shutdown timeout runs out), then closes the
+/// consumer, which commits and leaves the group.
 /// </summary>
-internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IConsumeStepOwner, IDisposable
+internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedService, IConsumeStepOwner, IDisposable
 {
-    // After the host's shutdown timeout cancels the handlers: how long the loop may still take to close the consumer.
-    private static readonly TimeSpan CloseGrace = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan CloseGrace = LoopParts<TKey, TValue>.CloseGrace;
 
     private readonly ConsumerRegistration<TKey, TValue> _registration;
     private readonly IServiceProvider _services;
@@ -41,13 +43,12 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     private readonly IConsumerProbe? _probe;
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
-    private HandlerRunner<ConsumeResult<TKey, TValue>> _handler = null!;
     private ConsumeStep<TKey, TValue>? _step;
     private IProducer<byte[], byte[]>? _deadLetters; // writes dead letters and retry topics' copies
-    private RetryTiers? _retries;
     private RecordConclusion<TKey, TValue>? _conclusion;
+    private LoopParts<TKey, TValue>? _parts;
+    private IConsumeLoop? _loop;
     private Thread? _thread;
-    private volatile bool _abandoned;
 
     public KafkaProtobufConsumerService(ConsumerRegistration<TKey, TValue> registration, IServiceProvider services)
     {
@@ -66,6 +67,9 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     /// <summary>For tests: whether shutdown has begun (no record or batch starts its handler any more).</summary>
     internal bool Stopping => _stopTaking.IsCancellationRequested;
 
+    /// <summary>The most kept records have counted at once against <see cref="KafkaProtobufConsumerOptions.MaxReadAheadBytes"/>.</summary>
+    internal long MostHeldBytes => _loop?.MostHeldBytes ?? 0;
+
     /// <summary>The options the consumer starts with: configuration, then code, validated.</summary>
     internal KafkaProtobufConsumerOptions CreateOptions() => _registration.CreateOptions(_services);
 
@@ -73,17 +77,6 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     {
         _options = CreateOptions();
         _tracing = new ConsumerTracing(Name, _options.Consumer.GroupId);
-        if (_registration.Handler is { } handler)
-        {
-            _handler = new HandlerRunner<ConsumeResult<TKey, TValue>>(
-                Name, handler, _registration.HandlerNeedsScope, _services, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null,
-                _options.HandlerFailures, _status, _logger, _stopTaking.Token, _abortHandler.Token);
-        }
-        else
-        {
-            StartBatches(_registration.BatchHandler!);
-        }
-
         _step = new ConsumeStep<TKey, TValue>(
             Name,
             _options.ConsumerConfigForLoop(),
@@ -94,12 +87,8 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             _logger,
             _probe,
             _options.ReadAgainDelay);
-        if (_options.RetryTopics.Delays.Count > 0)
-        {
-            _retries = new RetryTiers(_options.RetryTopics, _options.SubscribedTopics());
-        }
-
-        if (_options.DeadLetterTopic is not null || _retries is not null)
+        RetryTiers? retries = _options.RetryTopics.Delays.Count > 0 ? new RetryTiers(_options.RetryTopics, _options.SubscribedTopics()) : null;
+        if (_options.DeadLetterTopic is not null || retries is not null)
         {
             _deadLetters = new ProducerBuilder<byte[], byte[]>(_options.DeadLetterProducerConfig()).Build();
         }
@@ -110,11 +99,13 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             _options.DeadLetterTopic,
             _options.DeadLetterTimeout,
             _options.ReadAgainDelay,
-            _retries,
+            retries,
             _status,
             new ConclusionEvents(Name, _logger, _probe),
             _tracing,
             Fail);
+        _parts = new LoopParts<TKey, TValue>(Name, _step, _conclusion, _tracing, retries, _probe, _options.ReadAgainDelay, _stopTaking.Token, _abortHandler.Token);
+        _loop = NewLoop(_parts);
 
         _step.Subscribe(_options.SubscribedTopics());
         _status.Running();
@@ -152,7 +143,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     /// </summary>
     internal void Abandon()
     {
-        _abandoned = true;
+        _parts!.Abandoned = true;
         _stopTaking.Cancel();
         _abortHandler.Cancel();
         if (_thread is not null && !_thread.Join(CloseGrace))
@@ -186,19 +177,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
     {
         try
         {
-            if (_registration.BatchHandler is not null)
-            {
-                RunBatches();
-            }
-            else if (_options.MaxConcurrentRecords > 1 || _retries is not null)
-            {
-                // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot, records are still handled one at a time).
-                RunPartitionParallel();
-            }
-            else
-            {
-                RunSequential();
-            }
+            _loop!.Run();
         }
         catch (Exception e)
         {
@@ -206,7 +185,7 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
         finally
         {
-            if (_abandoned)
+            if (_parts!.Abandoned)
             {
                 _step!.Dispose(); // no Close: no commit, no LeaveGroup
                 _status.Stopped();
@@ -220,18 +199,42 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
         }
     }
 
-    /// <summary>The consume step of every loop (see <see cref="ConsumeStep{TKey, TValue}.Consume"/>), until shutdown.</summary>
-    private Consumed Consume(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread) =>
-        _step!.Consume(timeout, _stopTaking.Token, out record, out unread);
+    /// <summary>The loop the options choose, with its handler.</summary>
+    private IConsumeLoop NewLoop(LoopParts<TKey, TValue> parts)
+    {
+        bool perKey = _options.HandlingOrder == HandlingOrder.Key;
+        SchedulerSettings scheduling = SchedulerSettings.Of(_options.MaxConcurrentRecords, perKey, _options.MaxReadAheadBytes, _options.ReadAgainDelay, _options.RevokeTimeout);
+        if (_registration.BatchHandler is { } batchHandler)
+        {
+            var runner = new BatchRunner<TKey, TValue>(
+                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count), _options.Batches.WhenAttemptsRunOut, Name, _logger);
+            var collector = new BatchCollector<TKey, TValue>(_options.Batches);
+            return _options.Batches.AcrossPartitions
+                ? new BatchAcrossPartitionsLoop<TKey, TValue>(parts, runner, collector)
+                : new ScheduledLoop<TKey, TValue, RecordBatch<TKey, TValue>>(parts, new BatchIntake<TKey, TValue>(parts.Step, parts.Conclusion, runner, collector, parts.Tracing, parts.Retries), scheduling);
+        }
+
+        HandlerRunner<ConsumeResult<TKey, TValue>> handler = NewHandlerRunner(
+            _registration.Handler!, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null);
+
+        // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot, records are still handled one at a time).
+        return _options.MaxConcurrentRecords > 1 || parts.Retries is not null
+            ? new ScheduledLoop<TKey, TValue, ParallelRecord<TKey, TValue>>(
+                parts, new RecordIntake<TKey, TValue>(parts.Step, parts.Conclusion, handler, parts.Tracing, parts.Retries, perKey), scheduling)
+            : new SequentialLoop<TKey, TValue>(parts, handler);
+    }
+
+    private HandlerRunner<THandled> NewHandlerRunner<THandled>(Func<IServiceProvider, THandled, CancellationToken, Task> handler, Func<THandled, string> describe, Func<THandled, int>? count)
+        where THandled : class =>
+        new(Name, handler, _registration.HandlerNeedsScope, _services, describe, count, _options.HandlerFailures, _status, _logger, _stopTaking.Token, _abortHandler.Token);
 
     void IConsumeStepOwner.Revoked(IReadOnlyList<TopicPartition> partitions)
     {
-        if (!RevokeScheduled(partitions))
+        if (_loop?.Revoke(partitions) == false)
         {
             _stopTaking.Cancel();
         }
 
-        RevokeCollected(partitions);
         _status.Released(partitions);
         _conclusion?.Unwritten.Release(partitions);
     }
@@ -284,7 +287,4 @@ internal sealed partial class KafkaProtobufConsumerService<TKey, TValue> : IHost
             ConsumerLog.CloseFailed(_logger, Name, e);
         }
     }
-
-    /// <summary>Waits, unless shutdown comes first. False when it did.</summary>
-    private bool SleepUnlessStopping(TimeSpan delay) => !_stopTaking.Token.WaitHandle.WaitOne(delay);
 }

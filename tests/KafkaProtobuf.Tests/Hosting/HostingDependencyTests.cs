@@ -19,7 +19,7 @@ public sealed class HostingDependencyTests
     private const string Root = "KafkaProtobuf.Hosting";
 
     // Top to bottom: a part may use the parts after it.
-    private static readonly string[] PartsTopDown = ["Service", "Conclusion", "Batching", "Scheduling", "Consuming", "Retrying", "Handling", "Health", "Diagnostics"];
+    private static readonly string[] PartsTopDown = ["Service", "Loops", "Intake", "Conclusion", "Batching", "Scheduling", "Consuming", "Retrying", "Handling", "Health", "Diagnostics"];
 
     private static readonly ArchUnitNET.Domain.Architecture Hosting = new ArchLoader().LoadAssemblies(typeof(KafkaProtobufConsumerOptions).Assembly).Build();
 

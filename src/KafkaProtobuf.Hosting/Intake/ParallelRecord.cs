@@ -3,7 +3,7 @@ using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
-namespace KafkaProtobuf.Hosting.Service;
+namespace KafkaProtobuf.Hosting.Intake;
 
 /// <summary>A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it; its span.</summary>
 internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
