@@ -9,7 +9,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// workers' threads; the rest on the loop thread, which alone touches the Kafka consumer.
 /// </summary>
 /// <typeparam name="TRecord">The consumer's record type.</typeparam>
-internal interface IRecordScheduling<TRecord>
+internal interface IRecordScheduling<TRecord> : IPartitionFetching
     where TRecord : ScheduledRecord
 {
     /// <summary>Runs the record's handler, retries included; never throws (a failure is its result).</summary>
@@ -23,10 +23,4 @@ internal interface IRecordScheduling<TRecord>
 
     /// <summary>The record will not be concluded: its partition was taken away or moved back before it, so it is read again.</summary>
     void Drop(TRecord record);
-
-    /// <summary>Stops fetching the partition.</summary>
-    void Pause(TopicPartition partition);
-
-    /// <summary>Fetches the partition again, from <paramref name="readAgainFrom"/> when given.</summary>
-    void Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom);
 }

@@ -14,7 +14,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// at most <see cref="SchedulerSettings.MaxConcurrentRecords"/> at once. Whatever order handlers finish in, records are
 /// concluded in their partition's order, so an offset is never stored past an unfinished record. Records kept hold
 /// memory against one budget across partitions (<see cref="SchedulerSettings.MaxReadAheadBytes"/>): the partition that
-/// takes a record past it pauses until half of it is free; a record to read again pauses it for a while and drops what was read after it; partitions taken away
+/// takes a record past it pauses until half of it is free (<see cref="LanePausing"/>); a record to read again pauses it for a while and drops what was read after it; partitions taken away
 /// wait for their handlers up to a timeout, and what is still running then is dropped (its new owner reads it again).
 /// </summary>
 /// <typeparam name="TRecord">The consumer's record type.</typeparam>
@@ -28,10 +28,8 @@ internal sealed class PartitionScheduler<TRecord>
     private readonly SchedulerSettings _settings;
     private readonly SchedulerClock _clock;
     private readonly HandlerWorkers<TRecord> _workers;
+    private readonly LanePausing _pausing;
     private PartitionLane? _lastLane; // records come in runs of one partition: most lookups end here
-    private int _pausedLanes; // lanes paused for the read-ahead budget or a delay (ResumeDue has nothing to do without one)
-    private long _heldBytes; // what every lane's records count against the read-ahead budget
-    private long _mostHeldBytes;
     private bool _stopped;
 
     /// <param name="host">The consumer's side: handlers, conclusions, fetching.</param>
@@ -45,10 +43,11 @@ internal sealed class PartitionScheduler<TRecord>
         _settings = settings;
         _clock = clock ?? SchedulerClock.System;
         _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentRecords, startWorker, stopping);
+        _pausing = new LanePausing(host, settings, _clock);
     }
 
     /// <summary>The most the lanes' records have counted at once against the read-ahead budget (<see cref="SchedulerSettings.MaxReadAheadBytes"/>).</summary>
-    public long MostHeldBytes => Volatile.Read(ref _mostHeldBytes);
+    public long MostHeldBytes => _pausing.MostHeldBytes;
 
     /// <summary>Whether a handler runs or a record waits for one (the loop then polls more often).</summary>
     public bool Busy => _workers.Busy;
@@ -113,32 +112,10 @@ internal sealed class PartitionScheduler<TRecord>
     /// An unavailable schema, or a retry topic's record not due yet: the partition pauses and reads the record again
     /// after <paramref name="delay"/> (<see cref="SchedulerSettings.ReadAgainDelay"/> if null); what its lane holds came before it, and goes on.
     /// </summary>
-    public void ReadAgainLater(TopicPartitionOffset record, TimeSpan? delay = null) => PauseFor(LaneOf(record.Topic, record.Partition), record, delay);
+    public void ReadAgainLater(TopicPartitionOffset record, TimeSpan? delay = null) => _pausing.PauseFor(LaneOf(record.Topic, record.Partition), record, delay);
 
     /// <summary>Resumes paused partitions whose delay, if any, is over, and, if the read-ahead budget paused them, once half of it is free.</summary>
-    public void ResumeDue()
-    {
-        if (_pausedLanes == 0)
-        {
-            return;
-        }
-
-        TimeSpan now = _clock.Now;
-        foreach (PartitionLane lane in _lanes.Values)
-        {
-            if (!lane.Paused || lane.PausedUntil > now || (lane.PausedForReadAhead && _heldBytes > _settings.MaxReadAheadBytes / 2))
-            {
-                continue;
-            }
-
-            TopicPartitionOffset? readAgain = lane.ReadAgainFrom;
-            lane.PausedForReadAhead = false;
-            lane.PausedUntil = null;
-            lane.ReadAgainFrom = null;
-            _pausedLanes--;
-            _host.Resume(lane.Partition, readAgain);
-        }
-    }
+    public void ResumeDue() => _pausing.ResumeDue(_lanes.Values);
 
     /// <summary>
     /// Partitions are taken away: no handler starts on their records, the running ones get up to
@@ -174,15 +151,7 @@ internal sealed class PartitionScheduler<TRecord>
             }
 
             lane.InOrder.Clear();
-            _heldBytes -= lane.HeldBytes;
-            lane.HeldBytes = 0;
-            if (lane.Paused)
-            {
-                // librdkafka keeps an application's pause across a rebalance: a partition this member gets back would
-                // stay paused with no lane left to resume it.
-                _pausedLanes--;
-                _host.Resume(lane.Partition, null);
-            }
+            _pausing.LetGo(lane);
         }
 
         _lastLane = null;
@@ -201,27 +170,14 @@ internal sealed class PartitionScheduler<TRecord>
     {
         _host.Retain(record); // sets what it holds
         lane.InOrder.Enqueue(record);
-        lane.HeldBytes += record.HeldBytes;
-        _heldBytes += record.HeldBytes;
-        if (_heldBytes > _mostHeldBytes)
-        {
-            Volatile.Write(ref _mostHeldBytes, _heldBytes);
-        }
-
-        if (_heldBytes >= _settings.MaxReadAheadBytes && !lane.PausedForReadAhead)
-        {
-            // librdkafka drops what it fetched past the last record consumed, and resumes from there.
-            Pause(lane);
-            lane.PausedForReadAhead = true;
-        }
+        _pausing.Held(lane, record);
     }
 
     /// <summary>The lane's oldest record leaves it (concluded, or dropped as the partition is read again): its memory is free.</summary>
     private ScheduledRecord TakeOldest(PartitionLane lane)
     {
         ScheduledRecord oldest = lane.InOrder.Dequeue();
-        lane.HeldBytes -= oldest.HeldBytes;
-        _heldBytes -= oldest.HeldBytes;
+        _pausing.Freed(lane, oldest);
         return oldest;
     }
 
@@ -278,24 +234,7 @@ internal sealed class PartitionScheduler<TRecord>
             }
         }
 
-        PauseFor(lane, record);
-    }
-
-    private void PauseFor(PartitionLane lane, TopicPartitionOffset record, TimeSpan? delay = null)
-    {
-        Pause(lane);
-        lane.PausedUntil = _clock.Now + (delay ?? _settings.ReadAgainDelay);
-        lane.ReadAgainFrom = record;
-    }
-
-    private void Pause(PartitionLane lane)
-    {
-        if (!lane.Paused)
-        {
-            _pausedLanes++;
-        }
-
-        _host.Pause(lane.Partition);
+        _pausing.PauseFor(lane, record);
     }
 
     /// <summary>A record that will not be concluded; its sequence no longer waits for it.</summary>

@@ -16,20 +16,7 @@ namespace KafkaProtobuf.Tests.Docs;
 /// </summary>
 public sealed partial class DocSnippetTests
 {
-    private static readonly string Root = FindRoot();
-
-    private static string FindRoot()
-    {
-        for (DirectoryInfo? dir = new(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-        {
-            if (File.Exists(Path.Combine(dir.FullName, "KafkaProtobuf.sln")))
-            {
-                return dir.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("KafkaProtobuf.sln not found above " + AppContext.BaseDirectory);
-    }
+    private static readonly string Root = Support.RepositoryRoot.Path;
 
     public static IEnumerable<object[]> Documents() =>
         Directory.GetFiles(Root, "README.md").Select(f => Path.GetRelativePath(Root, f))

@@ -216,9 +216,9 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         Dropped.Add(record);
     }
 
-    void IRecordScheduling<TestRecord>.Pause(TopicPartition partition) => Paused.Add(partition.Partition.Value);
+    void IPartitionFetching.Pause(TopicPartition partition) => Paused.Add(partition.Partition.Value);
 
-    void IRecordScheduling<TestRecord>.Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
+    void IPartitionFetching.Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
     {
         Paused.Remove(partition.Partition.Value);
         Resumed.Add((partition.Partition.Value, readAgainFrom?.Offset.Value));
