@@ -104,7 +104,7 @@ builder.Services
         options.Consumer = consumerConfig;
         options.Topics.Add(topic);
         options.DeadLetterTopic = deadLetterTopic;
-        options.DeadLetterProducer = producerConfig;
+        options.CopyProducer = producerConfig;
     })
     .WithProtobufKeys()
     .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)

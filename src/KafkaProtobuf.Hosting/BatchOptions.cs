@@ -19,9 +19,9 @@ public sealed class BatchOptions
 
     /// <summary>
     /// Whether one batch may hold records of several partitions. Default <see langword="false"/>: each batch is one
-    /// partition's, so several partitions' batches can be handled at once (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/>
+    /// partition's, so several partitions' batches can be handled at once (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentHandlers"/>
     /// counts batches) and a partition's progress never waits for another's. <see langword="true"/> fills batches faster
-    /// when many partitions each carry little; batches are then handled one at a time (<c>MaxConcurrentRecords</c> must be 1).
+    /// when many partitions each carry little; batches are then handled one at a time (<c>MaxConcurrentHandlers</c> must be 1).
     /// </summary>
     public bool AcrossPartitions { get; set; }
 
@@ -30,5 +30,5 @@ public sealed class BatchOptions
     /// <see cref="HandlerFailureOptions.Classify"/> said <see cref="HandlerFailureAction.DeadLetter"/>):
     /// <see cref="FailedBatchAction.Split"/> (the default) or <see cref="FailedBatchAction.WholeBatch"/>.
     /// </summary>
-    public FailedBatchAction WhenAttemptsRunOut { get; set; } = FailedBatchAction.Split;
+    public FailedBatchAction WhenBatchFails { get; set; } = FailedBatchAction.Split;
 }

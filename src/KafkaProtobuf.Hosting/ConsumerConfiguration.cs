@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using Confluent.Kafka;
@@ -7,81 +8,111 @@ using Microsoft.Extensions.Configuration;
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
-/// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section, without reflection (trim- and
-/// AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>, <c>Consumer</c> and
-/// <c>DeadLetterProducer</c> (librdkafka's setting names as keys), <c>DeadLetterTimeout</c>, <c>ReadAgainDelay</c>,
-/// <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentRecords</c>, <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>RevokeTimeout</c>
-/// <c>HandlerFailures</c> (<c>MaxAttempts</c>, <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>)
-/// <c>Batches</c> (<c>MaxSize</c>, <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenAttemptsRunOut</c>) and
-/// <c>RetryTopics</c> (<c>Delays</c>, an array or a comma-separated string; <c>ReadRetryTopics</c>).
+/// Reads <see cref="KafkaProtobufConsumerOptions"/> from a configuration section by a table of the keys it knows,
+/// without reflection (trim- and AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>,
+/// <c>Consumer</c> and <c>CopyProducer</c> (librdkafka's setting names as keys), <c>CopyTimeout</c>,
+/// <c>ReadAgainDelay</c>, <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentHandlers</c>,
+/// <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>RevokeTimeout</c>, <c>HandlerFailures</c> (<c>MaxAttempts</c>,
+/// <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>), <c>Batches</c> (<c>MaxSize</c>,
+/// <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenBatchFails</c>) and <c>RetryTopics</c> (<c>Delays</c>, an array or a
+/// comma-separated string; <c>ReadRetryTopics</c>). A key it does not know is refused, so that a misspelt or renamed
+/// setting is not silently left at its default.
 /// </summary>
 internal static class ConsumerConfiguration
 {
-    public static void Apply(IConfiguration section, KafkaProtobufConsumerOptions options)
+    private static readonly Dictionary<string, Action<IConfigurationSection, HandlerFailureOptions>> HandlerFailureKeys = new(StringComparer.OrdinalIgnoreCase)
     {
-        string[] names = ListOf(section.GetSection("Topics"));
-        foreach (string topic in names.Where(t => !options.Topics.Contains(t)))
-        {
-            options.Topics.Add(topic);
-        }
+        ["MaxAttempts"] = (s, o) => o.MaxAttempts = IntOf(s),
+        ["RetryBackoff"] = (s, o) => o.RetryBackoff = TimeSpanOf(s),
+        ["MaxRetryBackoff"] = (s, o) => o.MaxRetryBackoff = TimeSpanOf(s),
+        ["WhenAttemptsRunOut"] = (s, o) => o.WhenAttemptsRunOut = OneOf(s, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer), // Retry is no answer to running out
+    };
 
-        if (section["DeadLetterTopic"] is { Length: > 0 } deadLetterTopic)
-        {
-            options.DeadLetterTopic = deadLetterTopic;
-        }
+    private static readonly Dictionary<string, Action<IConfigurationSection, BatchOptions>> BatchKeys = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["MaxSize"] = (s, o) => o.MaxSize = IntOf(s),
+        ["MaxWait"] = (s, o) => o.MaxWait = TimeSpanOf(s),
+        ["AcrossPartitions"] = (s, o) => o.AcrossPartitions = BoolOf(s),
+        ["WhenBatchFails"] = (s, o) => o.WhenBatchFails = OneOf(s, FailedBatchAction.Split, FailedBatchAction.WholeBatch),
+    };
 
-        foreach (IConfigurationSection setting in section.GetSection("Consumer").GetChildren())
+    private static readonly Dictionary<string, Action<IConfigurationSection, RetryTopicOptions>> RetryTopicKeys = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["Delays"] = (s, o) =>
         {
-            options.Consumer.Set(setting.Key, setting.Value);
-        }
-
-        IConfigurationSection producer = section.GetSection("DeadLetterProducer");
-        if (producer.GetChildren().Any())
-        {
-            options.DeadLetterProducer ??= new ProducerConfig();
-            foreach (IConfigurationSection setting in producer.GetChildren())
+            string[] delays = ListOf(s);
+            if (delays.Length > 0)
             {
-                options.DeadLetterProducer.Set(setting.Key, setting.Value);
+                o.Delays.Clear();
+                foreach (string delay in delays)
+                {
+                    o.Delays.Add(TimeSpan.TryParse(delay, CultureInfo.InvariantCulture, out TimeSpan value) ? value : throw Invalid(s, delay, "time spans such as 00:00:10"));
+                }
             }
-        }
+        },
+        ["ReadRetryTopics"] = (s, o) => o.ReadRetryTopics = BoolOf(s),
+    };
 
-        options.DeadLetterTimeout = TimeSpanOr(section, "DeadLetterTimeout", options.DeadLetterTimeout);
-        options.ReadAgainDelay = TimeSpanOr(section, "ReadAgainDelay", options.ReadAgainDelay);
-        options.StopApplicationOnFailure = BoolOr(section, "StopApplicationOnFailure", options.StopApplicationOnFailure);
-
-        options.FailureExitCode = IntOr(section, "FailureExitCode", options.FailureExitCode);
-        options.MaxConcurrentRecords = IntOr(section, "MaxConcurrentRecords", options.MaxConcurrentRecords);
-        options.MaxReadAheadBytes = LongOr(section, "MaxReadAheadBytes", options.MaxReadAheadBytes);
-        options.RevokeTimeout = TimeSpanOr(section, "RevokeTimeout", options.RevokeTimeout);
-        options.HandlingOrder = OneOf(section, "HandlingOrder", options.HandlingOrder, HandlingOrder.Partition, HandlingOrder.Key);
-
-        IConfigurationSection failures = section.GetSection("HandlerFailures");
-        options.HandlerFailures.MaxAttempts = IntOr(failures, "MaxAttempts", options.HandlerFailures.MaxAttempts);
-
-        options.HandlerFailures.RetryBackoff = TimeSpanOr(failures, "RetryBackoff", options.HandlerFailures.RetryBackoff);
-        options.HandlerFailures.MaxRetryBackoff = TimeSpanOr(failures, "MaxRetryBackoff", options.HandlerFailures.MaxRetryBackoff);
-        options.HandlerFailures.WhenAttemptsRunOut = OneOf(
-            failures, "WhenAttemptsRunOut", options.HandlerFailures.WhenAttemptsRunOut, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer);
-
-        IConfigurationSection batches = section.GetSection("Batches");
-        options.Batches.MaxSize = IntOr(batches, "MaxSize", options.Batches.MaxSize);
-        options.Batches.MaxWait = TimeSpanOr(batches, "MaxWait", options.Batches.MaxWait);
-        options.Batches.AcrossPartitions = BoolOr(batches, "AcrossPartitions", options.Batches.AcrossPartitions);
-
-        options.Batches.WhenAttemptsRunOut = OneOf(batches, "WhenAttemptsRunOut", options.Batches.WhenAttemptsRunOut, FailedBatchAction.Split, FailedBatchAction.WholeBatch);
-
-        IConfigurationSection retryTopics = section.GetSection("RetryTopics");
-        string[] delays = ListOf(retryTopics.GetSection("Delays"));
-        if (delays.Length > 0)
+    private static readonly Dictionary<string, Action<IConfigurationSection, KafkaProtobufConsumerOptions>> Keys = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["Topics"] = (s, o) =>
         {
-            options.RetryTopics.Delays.Clear();
-            foreach (string delay in delays)
+            foreach (string topic in ListOf(s).Where(t => !o.Topics.Contains(t)))
             {
-                options.RetryTopics.Delays.Add(TimeSpan.TryParse(delay, CultureInfo.InvariantCulture, out TimeSpan value) ? value : throw Invalid(retryTopics, "Delays", delay, "time spans such as 00:00:10"));
+                o.Topics.Add(topic);
             }
-        }
+        },
+        ["DeadLetterTopic"] = (s, o) => o.DeadLetterTopic = s.Value is { Length: > 0 } topic ? topic : o.DeadLetterTopic,
+        ["Consumer"] = (s, o) => SetAll(s, o.Consumer),
+        ["CopyProducer"] = (s, o) =>
+        {
+            if (s.GetChildren().Any())
+            {
+                SetAll(s, o.CopyProducer ??= new ProducerConfig());
+            }
+        },
+        ["CopyTimeout"] = (s, o) => o.CopyTimeout = TimeSpanOf(s),
+        ["ReadAgainDelay"] = (s, o) => o.ReadAgainDelay = TimeSpanOf(s),
+        ["StopApplicationOnFailure"] = (s, o) => o.StopApplicationOnFailure = BoolOf(s),
+        ["FailureExitCode"] = (s, o) => o.FailureExitCode = IntOf(s),
+        ["MaxConcurrentHandlers"] = (s, o) => o.MaxConcurrentHandlers = IntOf(s),
+        ["MaxReadAheadBytes"] = (s, o) => o.MaxReadAheadBytes = LongOf(s),
+        ["RevokeTimeout"] = (s, o) => o.RevokeTimeout = TimeSpanOf(s),
+        ["HandlingOrder"] = (s, o) => o.HandlingOrder = OneOf(s, HandlingOrder.Partition, HandlingOrder.Key),
+        ["HandlerFailures"] = (s, o) => Read(s, HandlerFailureKeys, o.HandlerFailures),
+        ["Batches"] = (s, o) => Read(s, BatchKeys, o.Batches),
+        ["RetryTopics"] = (s, o) => Read(s, RetryTopicKeys, o.RetryTopics),
+    };
 
-        options.RetryTopics.ReadRetryTopics = BoolOr(retryTopics, "ReadRetryTopics", options.RetryTopics.ReadRetryTopics);
+    public static void Apply(IConfiguration section, KafkaProtobufConsumerOptions options) => Read(section, Keys, options);
+
+    /// <summary>Reads each key the section has by its entry in <paramref name="keys"/>; a key without one is refused.</summary>
+    private static void Read<T>(IConfiguration section, Dictionary<string, Action<IConfigurationSection, T>> keys, T options)
+    {
+        foreach (IConfigurationSection setting in section.GetChildren())
+        {
+            if (setting.Value is null && !setting.GetChildren().Any())
+            {
+                continue; // present but empty (a JSON null): not set
+            }
+
+            if (!keys.TryGetValue(setting.Key, out Action<IConfigurationSection, T>? read))
+            {
+                throw new InvalidOperationException(
+                    "The KafkaProtobuf consumer setting " + setting.Path + " is not one it knows; the settings there are " + string.Join(", ", keys.Keys) + ".");
+            }
+
+            read(setting, options);
+        }
+    }
+
+    /// <summary>librdkafka's settings, by their own names.</summary>
+    private static void SetAll(IConfigurationSection section, ClientConfig config)
+    {
+        foreach (IConfigurationSection setting in section.GetChildren())
+        {
+            config.Set(setting.Key, setting.Value);
+        }
     }
 
     /// <summary>A list: an array, or a comma-separated string.</summary>
@@ -90,47 +121,33 @@ internal static class ConsumerConfiguration
             ? list.Split([','], StringSplitOptions.RemoveEmptyEntries).Select(t => t.Trim()).ToArray()
             : section.GetChildren().Select(c => c.Value).OfType<string>().ToArray();
 
-    /// <summary>An enum setting by name, among the values allowed there (not every member is: <c>Retry</c> is no answer to running out of attempts).</summary>
-    private static T OneOf<T>(IConfiguration section, string key, T fallback, params T[] allowed)
+    /// <summary>An enum setting by name, among the values allowed there (not every member is).</summary>
+    private static T OneOf<T>(IConfigurationSection setting, params T[] allowed)
         where T : struct, Enum
     {
-        if (section[key] is not { } text)
-        {
-            return fallback;
-        }
-
         foreach (T value in allowed)
         {
-            if (string.Equals(text.Trim(), value.ToString(), StringComparison.Ordinal))
+            if (string.Equals(setting.Value?.Trim(), value.ToString(), StringComparison.Ordinal))
             {
                 return value;
             }
         }
 
-        throw Invalid(section, key, text, string.Join(" or ", allowed));
+        throw Invalid(setting, setting.Value, string.Join(" or ", allowed));
     }
 
-    private static bool BoolOr(IConfiguration section, string key, bool fallback) =>
-        section[key] is not { } text ? fallback
-        : bool.TryParse(text, out bool value) ? value
-        : throw Invalid(section, key, text, "true or false");
+    private static bool BoolOf(IConfigurationSection setting) =>
+        bool.TryParse(setting.Value, out bool value) ? value : throw Invalid(setting, setting.Value, "true or false");
 
-    private static int IntOr(IConfiguration section, string key, int fallback) =>
-        section[key] is not { } text ? fallback
-        : int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value) ? value
-        : throw Invalid(section, key, text, "a whole number");
+    private static int IntOf(IConfigurationSection setting) =>
+        int.TryParse(setting.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value) ? value : throw Invalid(setting, setting.Value, "a whole number");
 
-    private static long LongOr(IConfiguration section, string key, long fallback) =>
-        section[key] is not { } text ? fallback
-        : long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value) ? value
-        : throw Invalid(section, key, text, "a whole number");
+    private static long LongOf(IConfigurationSection setting) =>
+        long.TryParse(setting.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value) ? value : throw Invalid(setting, setting.Value, "a whole number");
 
-    private static TimeSpan TimeSpanOr(IConfiguration section, string key, TimeSpan fallback) =>
-        section[key] is not { } text ? fallback
-        : TimeSpan.TryParse(text, CultureInfo.InvariantCulture, out TimeSpan value) ? value
-        : throw Invalid(section, key, text, "a time span such as 00:00:10");
+    private static TimeSpan TimeSpanOf(IConfigurationSection setting) =>
+        TimeSpan.TryParse(setting.Value, CultureInfo.InvariantCulture, out TimeSpan value) ? value : throw Invalid(setting, setting.Value, "a time span such as 00:00:10");
 
-    private static InvalidOperationException Invalid(IConfiguration section, string key, string value, string expected) =>
-        new("The KafkaProtobuf consumer setting " + ((section as IConfigurationSection)?.Path is { Length: > 0 } path ? path + ":" : string.Empty) + key
-            + " is '" + value + "'; expected " + expected + ".");
+    private static InvalidOperationException Invalid(IConfigurationSection setting, string? value, string expected) =>
+        new("The KafkaProtobuf consumer setting " + setting.Path + " is '" + value + "'; expected " + expected + ".");
 }

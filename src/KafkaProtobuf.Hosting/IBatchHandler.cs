@@ -18,7 +18,7 @@ public interface IBatchHandler<TKey, TValue>
     /// <summary>
     /// Handles the batch. The records' offsets are stored (and committed with the next auto-commit) only after the
     /// returned task completes; an exception is retried for the whole batch, then handled as
-    /// <see cref="BatchOptions.WhenAttemptsRunOut"/> says. Records that cannot be deserialized never appear here.
+    /// <see cref="BatchOptions.WhenBatchFails"/> says. Records that cannot be deserialized never appear here.
     /// </summary>
     /// <param name="records">
     /// The records, in the order they were read (one partition's unless <see cref="BatchOptions.AcrossPartitions"/>); at

@@ -19,7 +19,7 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public ConsumerConfig Consumer { get; set; } = new();
 
-    /// <summary>The dead-letter producer's <c>message.max.bytes</c> unless <see cref="DeadLetterProducer"/> sets it: librdkafka's largest.</summary>
+    /// <summary>The dead-letter producer's <c>message.max.bytes</c> unless <see cref="CopyProducer"/> sets it: librdkafka's largest.</summary>
     internal const int DeadLetterMessageMaxBytes = 1_000_000_000;
 
     /// <summary>The topics to subscribe to (at least one).</summary>
@@ -32,22 +32,23 @@ public sealed class KafkaProtobufConsumerOptions
     public string? DeadLetterTopic { get; set; }
 
     /// <summary>
-    /// Settings for the dead-letter producer, laid over its defaults: the consumer's <c>bootstrap.servers</c>,
+    /// Settings for the producer that writes records' copies (dead letters, and copies to retry topics), laid over its defaults: the consumer's <c>bootstrap.servers</c>,
     /// <c>client.id</c> and security settings (<c>security.*</c>, <c>sasl.*</c>, <c>ssl.*</c>), <c>acks=all</c>,
-    /// idempotence on, <c>message.timeout.ms</c> = <see cref="DeadLetterTimeout"/>, and <c>message.max.bytes</c>
+    /// idempotence on, <c>message.timeout.ms</c> = <see cref="CopyTimeout"/>, and <c>message.max.bytes</c>
     /// 1,000,000,000 (librdkafka's largest), so that the producer takes any dead letter (its record plus at most
     /// <see cref="DeadLetters.DeadLetterMessages.MaxAddedBytes"/> a copy) and the dead-letter topic's
     /// <c>max.message.bytes</c> decides. Set only what differs (say <c>linger.ms</c>); what is set here wins. A
-    /// <c>message.timeout.ms</c> longer than <see cref="DeadLetterTimeout"/> is refused: the producer would go on
-    /// delivering a dead letter the consumer gave up on and writes again.
+    /// <c>message.timeout.ms</c> longer than <see cref="CopyTimeout"/> is refused: the producer would go on
+    /// delivering a copy the consumer gave up on and writes again.
     /// </summary>
-    public ProducerConfig? DeadLetterProducer { get; set; }
+    public ProducerConfig? CopyProducer { get; set; }
 
     /// <summary>
-    /// How long a dead letter may take to be acknowledged, waiting included: the consumer waits this long, and the
-    /// dead-letter producer gives up on the message then too (its <c>message.timeout.ms</c>). Default 10 s.
+    /// How long a record's copy (a dead letter, or a copy to a retry topic) may take to be acknowledged, waiting
+    /// included: the consumer waits this long, and the copy producer gives up on the message then too (its
+    /// <c>message.timeout.ms</c>). Default 10 s.
     /// </summary>
-    public TimeSpan DeadLetterTimeout { get; set; } = TimeSpan.FromSeconds(10);
+    public TimeSpan CopyTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
     /// How long a partition waits before a record is read again: after a dead letter that could not be written, or a
@@ -56,12 +57,12 @@ public sealed class KafkaProtobufConsumerOptions
     public TimeSpan ReadAgainDelay { get; set; } = TimeSpan.FromSeconds(1);
 
     /// <summary>
-    /// How many records may be in their handlers at once. 1 (the default): one at a time, in the order Consume gives
-    /// them. More: partition-parallel — records of different partitions are handled at the same time, each partition's
+    /// How many handler calls may run at once: records, or with a batch handler, batches. 1 (the default): one at a
+    /// time, in the order Consume gives them. More: partition-parallel — records of different partitions are handled at the same time, each partition's
     /// in order, and a record's offset is stored only once it and every earlier record of its partition are done. For
     /// handlers that wait on I/O; a handler must then be safe to run on several threads.
     /// </summary>
-    public int MaxConcurrentRecords { get; set; } = 1;
+    public int MaxConcurrentHandlers { get; set; } = 1;
 
     /// <summary>
     /// Partition-parallel only: whether a partition's records are all handled one after another (the default), or only
@@ -86,7 +87,7 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public TimeSpan RevokeTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>What happens when the handler throws (a batch handler: for the whole batch, then <see cref="BatchOptions.WhenAttemptsRunOut"/>).</summary>
+    /// <summary>What happens when the handler throws (a batch handler: for the whole batch, then <see cref="BatchOptions.WhenBatchFails"/>).</summary>
     public HandlerFailureOptions HandlerFailures { get; } = new();
 
     /// <summary>With a batch handler (<c>HandleBatch</c>): how batches are made and what a failed one becomes.</summary>
@@ -134,9 +135,9 @@ public sealed class KafkaProtobufConsumerOptions
             throw new InvalidOperationException(Prefix() + "the hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.");
         }
 
-        if (MaxConcurrentRecords < 1 || MaxReadAheadBytes < 1 || RevokeTimeout < TimeSpan.Zero)
+        if (MaxConcurrentHandlers < 1 || MaxReadAheadBytes < 1 || RevokeTimeout < TimeSpan.Zero)
         {
-            throw new InvalidOperationException(Prefix() + "MaxConcurrentRecords and MaxReadAheadBytes must be at least 1, and RevokeTimeout not negative.");
+            throw new InvalidOperationException(Prefix() + "MaxConcurrentHandlers and MaxReadAheadBytes must be at least 1, and RevokeTimeout not negative.");
         }
 
         if (HandlingOrder is not (HandlingOrder.Partition or HandlingOrder.Key))
@@ -149,16 +150,16 @@ public sealed class KafkaProtobufConsumerOptions
             throw new InvalidOperationException(Prefix() + "HandlerFailures.MaxAttempts must be at least 1.");
         }
 
-        if (HandlerFailures.RetryBackoff < TimeSpan.Zero || HandlerFailures.MaxRetryBackoff < HandlerFailures.RetryBackoff || ReadAgainDelay < TimeSpan.Zero || DeadLetterTimeout <= TimeSpan.Zero)
+        if (HandlerFailures.RetryBackoff < TimeSpan.Zero || HandlerFailures.MaxRetryBackoff < HandlerFailures.RetryBackoff || ReadAgainDelay < TimeSpan.Zero || CopyTimeout <= TimeSpan.Zero)
         {
-            throw new InvalidOperationException(Prefix() + "delays must not be negative, HandlerFailures.MaxRetryBackoff not below RetryBackoff, and DeadLetterTimeout must be positive.");
+            throw new InvalidOperationException(Prefix() + "delays must not be negative, HandlerFailures.MaxRetryBackoff not below RetryBackoff, and CopyTimeout must be positive.");
         }
 
-        if (DeadLetterProducer?.MessageTimeoutMs is { } messageTimeout && messageTimeout > DeadLetterTimeout.TotalMilliseconds)
+        if (CopyProducer?.MessageTimeoutMs is { } messageTimeout && messageTimeout > CopyTimeout.TotalMilliseconds)
         {
             throw new InvalidOperationException(
-                Prefix() + "DeadLetterProducer's message.timeout.ms (" + messageTimeout.ToString(System.Globalization.CultureInfo.InvariantCulture)
-                + ") is longer than DeadLetterTimeout (" + DeadLetterTimeout + "): the producer would still deliver a dead letter the consumer gave up on and writes again. Set DeadLetterTimeout instead; it sets both.");
+                Prefix() + "CopyProducer's message.timeout.ms (" + messageTimeout.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                + ") is longer than CopyTimeout (" + CopyTimeout + "): the producer would still deliver a dead letter the consumer gave up on and writes again. Set CopyTimeout instead; it sets both.");
         }
 
         if (HandlerFailures.WhenAttemptsRunOut is not (HandlerFailureAction.DeadLetter or HandlerFailureAction.StopConsumer))
@@ -215,19 +216,19 @@ public sealed class KafkaProtobufConsumerOptions
             throw new InvalidOperationException(prefix + "Batches.MaxSize must be at least 1 and Batches.MaxWait positive.");
         }
 
-        if (Batches.WhenAttemptsRunOut is not (FailedBatchAction.Split or FailedBatchAction.WholeBatch))
+        if (Batches.WhenBatchFails is not (FailedBatchAction.Split or FailedBatchAction.WholeBatch))
         {
-            throw new InvalidOperationException(prefix + "Batches.WhenAttemptsRunOut must be Split or WholeBatch.");
+            throw new InvalidOperationException(prefix + "Batches.WhenBatchFails must be Split or WholeBatch.");
         }
 
         if (HandlingOrder == HandlingOrder.Key)
         {
-            throw new InvalidOperationException(prefix + "a batch handler takes a partition's records in its order: HandlingOrder Key does not apply to it (MaxConcurrentRecords counts batches of different partitions).");
+            throw new InvalidOperationException(prefix + "a batch handler takes a partition's records in its order: HandlingOrder Key does not apply to it (MaxConcurrentHandlers counts batches of different partitions).");
         }
 
-        if (Batches.AcrossPartitions && MaxConcurrentRecords > 1)
+        if (Batches.AcrossPartitions && MaxConcurrentHandlers > 1)
         {
-            throw new InvalidOperationException(prefix + "batches across partitions are handled one at a time, in the order they were read: set MaxConcurrentRecords to 1, or leave Batches.AcrossPartitions off to handle several partitions' batches at once.");
+            throw new InvalidOperationException(prefix + "batches across partitions are handled one at a time, in the order they were read: set MaxConcurrentHandlers to 1, or leave Batches.AcrossPartitions off to handle several partitions' batches at once.");
         }
     }
 
@@ -242,14 +243,14 @@ public sealed class KafkaProtobufConsumerOptions
         return config;
     }
 
-    /// <summary>The dead-letter producer's configuration: the defaults derived from the consumer's, with <see cref="DeadLetterProducer"/> laid over them.</summary>
-    internal ProducerConfig DeadLetterProducerConfig()
+    /// <summary>The dead-letter producer's configuration: the defaults derived from the consumer's, with <see cref="CopyProducer"/> laid over them.</summary>
+    internal ProducerConfig CopyProducerConfig()
     {
         var config = new ProducerConfig
         {
             Acks = Acks.All,
             EnableIdempotence = true,
-            MessageTimeoutMs = (int)Math.Ceiling(DeadLetterTimeout.TotalMilliseconds),
+            MessageTimeoutMs = (int)Math.Ceiling(CopyTimeout.TotalMilliseconds),
 
             // A dead letter is its record plus at most DeadLetterMessages.MaxAddedBytes a copy: librdkafka's own limit
             // (1,000,000) would refuse one whose record was near it, so the producer takes any, and the topic's decides.
@@ -265,7 +266,7 @@ public sealed class KafkaProtobufConsumerOptions
             }
         }
 
-        foreach (KeyValuePair<string, string> setting in DeadLetterProducer ?? Enumerable.Empty<KeyValuePair<string, string>>())
+        foreach (KeyValuePair<string, string> setting in CopyProducer ?? Enumerable.Empty<KeyValuePair<string, string>>())
         {
             config.Set(setting.Key, setting.Value);
         }

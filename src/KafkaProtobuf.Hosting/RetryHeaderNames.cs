@@ -9,7 +9,7 @@ namespace KafkaProtobuf.Hosting;
 public static class RetryHeaderNames
 {
     /// <summary>The tier the record was sent to (1, 2, ...), as text.</summary>
-    public const string Attempt = "kafkaprotobuf.retry.attempt";
+    public const string Tier = "kafkaprotobuf.retry.tier";
 
     /// <summary>When it is due to be handled again: milliseconds since the Unix epoch, UTC, as text.</summary>
     public const string Due = "kafkaprotobuf.retry.due";

@@ -87,11 +87,11 @@ internal static class LoopComparison
     /// <param name="config">The consumer's settings.</param>
     /// <param name="topic">The topic.</param>
     /// <param name="records">How many records to wait for.</param>
-    /// <param name="maxConcurrentRecords">Records (with batches: batches) in handlers at once.</param>
+    /// <param name="maxConcurrentHandlers">Records (with batches: batches) in handlers at once.</param>
     /// <param name="handlerDelay">How long the handler awaits per record (with batches: per batch).</param>
     /// <param name="order">Partition or per-key order.</param>
     /// <param name="batchSize">0: a record handler; else a batch handler with batches of up to this many records.</param>
-    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentRecords, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0)
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentHandlers, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0)
     {
         config.EnableAutoCommit = null;
         var window = new EndToEndWindow(records);
@@ -102,8 +102,8 @@ internal static class LoopComparison
                 options.Consumer = config;
                 options.Topics.Add(topic);
                 options.DeadLetterTopic = topic + ".dlq";
-                options.DeadLetterProducer = new ProducerConfig { BootstrapServers = config.BootstrapServers };
-                options.MaxConcurrentRecords = maxConcurrentRecords;
+                options.CopyProducer = new ProducerConfig { BootstrapServers = config.BootstrapServers };
+                options.MaxConcurrentHandlers = maxConcurrentHandlers;
                 options.HandlingOrder = order;
                 options.Batches.MaxSize = Math.Max(batchSize, 1);
             })

@@ -64,7 +64,7 @@ internal sealed class BatchCollector<TKey, TValue>
     /// <summary>An open batch whose first record has waited <see cref="BatchOptions.MaxWait"/>, the oldest first.</summary>
     public bool TryTakeDue(out RecordBatch<TKey, TValue> batch)
     {
-        while (_byAge.Count > 0 && _byAge.Peek().Closed)
+        while (_byAge.Count > 0 && _byAge.Peek().Sealed)
         {
             _byAge.Dequeue();
         }
@@ -87,7 +87,7 @@ internal sealed class BatchCollector<TKey, TValue>
         {
             foreach (RecordBatch<TKey, TValue> batch in _byAge)
             {
-                if (!batch.Closed)
+                if (!batch.Sealed)
                 {
                     TimeSpan left = batch.DueAt - _clock.Now;
                     return left > TimeSpan.Zero ? left : TimeSpan.Zero;
@@ -110,7 +110,7 @@ internal sealed class BatchCollector<TKey, TValue>
         Close(slot, batch);
         if (!_acrossPartitions)
         {
-            batch.Release();
+            batch.ReturnBytes();
             return;
         }
 
@@ -129,8 +129,8 @@ internal sealed class BatchCollector<TKey, TValue>
     {
         foreach (RecordBatch<TKey, TValue> batch in _open.Values)
         {
-            batch.Closed = true;
-            batch.Release();
+            batch.Sealed = true;
+            batch.ReturnBytes();
         }
 
         _open.Clear();
@@ -141,7 +141,7 @@ internal sealed class BatchCollector<TKey, TValue>
     private RecordBatch<TKey, TValue> Close((string, int) slot, RecordBatch<TKey, TValue> batch)
     {
         _open.Remove(slot);
-        batch.Closed = true;
+        batch.Sealed = true;
         Collecting -= batch.Count;
         return batch;
     }

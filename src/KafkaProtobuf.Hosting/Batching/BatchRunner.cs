@@ -10,7 +10,7 @@ namespace KafkaProtobuf.Hosting.Batching;
 
 /// <summary>
 /// Runs a batch handler on a batch, with the retries of <see cref="HandlerRunner{TWork}"/>; a batch that failed for
-/// good is split, when <see cref="BatchOptions.WhenAttemptsRunOut"/> says so, into batches of one record, each run with
+/// good is split, when <see cref="BatchOptions.WhenBatchFails"/> says so, into batches of one record, each run with
 /// the same retries, so that only the records that still fail are dead-lettered. Safe on any thread.
 /// </summary>
 internal sealed class BatchRunner<TKey, TValue>

@@ -54,7 +54,7 @@ internal sealed class CopiedBytes
         return isNull ? null : bytes.ToArray();
     }
 
-    /// <summary>The <paramref name="index"/>th bytes added, borrowed (valid until <see cref="Release"/>).</summary>
+    /// <summary>The <paramref name="index"/>th bytes added, borrowed (valid until <see cref="ReturnBytes"/>).</summary>
     public ReadOnlySpan<byte> Span(int index, out bool isNull)
     {
         (int start, int length) = _slices[index];
@@ -63,7 +63,7 @@ internal sealed class CopiedBytes
     }
 
     /// <summary>The buffer goes back to the pool; nothing may be read afterwards.</summary>
-    public void Release()
+    public void ReturnBytes()
     {
         Return();
         _buffer = [];

@@ -14,7 +14,7 @@ namespace KafkaProtobuf.Hosting.Batching;
 /// letters); or, to keep a partition's order, a poison record standing in a batch's place (dead-lettered in its turn,
 /// never handed to the handler). The scheduler sees one record holding all their bytes.
 /// </summary>
-internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList<ConsumeResult<TKey, TValue>>
+internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<ConsumeResult<TKey, TValue>>
 {
     private readonly List<ConsumeResult<TKey, TValue>> _records;
     private List<ConsumeResult<TKey, TValue>>? _views; // what the handler sees, when a retry topic's record is shown at its first position
@@ -35,9 +35,9 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
     public TimeSpan DueAt { get; set; }
 
     /// <summary>No longer collecting: handed over or discarded.</summary>
-    public bool Closed { get; set; }
+    public bool Sealed { get; set; }
 
-    /// <summary>After a failed batch was split: what became of each record; null while the batch's own <see cref="ScheduledRecord.Result"/> says it for all.</summary>
+    /// <summary>After a failed batch was split: what became of each record; null while the batch's own <see cref="ScheduledWork.Result"/> says it for all.</summary>
     public HandlerResult[]? RecordResults { get; set; }
 
     public Activity? Activity { get; set; }
@@ -131,8 +131,8 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
             }
         }
 
-        Closed = true;
-        Release();
+        Sealed = true;
+        ReturnBytes();
         return rest;
     }
 
@@ -140,7 +140,7 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledRecord, IReadOnlyList
     public bool Holds(string topic, Partition partition) => Holds(_records, topic, partition);
 
     /// <summary>The copied bytes go back to the pool: the batch was concluded or dropped.</summary>
-    public void Release() => _bytes.Release();
+    public void ReturnBytes() => _bytes.ReturnBytes();
 
     /// <summary>For log lines and messages: <c>orders [3] @100..199 (100 records)</c>, or where a batch across partitions starts.</summary>
     public string Describe()

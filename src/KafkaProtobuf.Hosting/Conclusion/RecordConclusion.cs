@@ -155,7 +155,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         }
         finally
         {
-            batch.Release();
+            batch.ReturnBytes();
         }
     }
 
@@ -167,7 +167,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     }
 
     /// <summary>Writes a dead letter (see <see cref="Write"/>); without a dead-letter topic the consumer stops.</summary>
-    private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, bool handlerFailure, Exception failure, Activity? activity)
+    private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, bool handlerFailure, Exception failure, Activity? activity)
     {
         if (_deadLetterTopic is not { } topic)
         {
@@ -193,14 +193,14 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// A record written whose offset could not be stored (its partition is no longer this consumer's) is not done here:
     /// its new owner reads it again.
     /// </summary>
-    private AfterConclusion Write(ConsumeResult<byte[], byte[]> record, Func<DeadLetterResult> send, string topic, Activity? activity, Action<DeadLetterResult> written)
+    private AfterConclusion Write(ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
     {
         string where = PositionText.Of(record.TopicPartitionOffset);
         try
         {
-            DeadLetterResult result = send();
+            CopyResult result = send();
             written(result);
-            if (result.Offset != DeadLetterOffsetOutcome.NotStored)
+            if (result.Offset != OffsetOutcome.NotStored)
             {
                 _status.RecordDone(record.Topic, record.Partition);
             }

@@ -26,7 +26,7 @@ internal sealed class UnwrittenFailures
     }
 
     /// <summary>The partitions were taken away: their new owner handles their records.</summary>
-    public void Release(IEnumerable<TopicPartition> partitions)
+    public void Forget(IEnumerable<TopicPartition> partitions)
     {
         if (_failures.Count == 0)
         {

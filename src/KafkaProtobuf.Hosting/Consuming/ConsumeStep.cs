@@ -178,15 +178,15 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
     }
 
     /// <summary>Dead-letters a poison record and stores the offset past it (see <see cref="DeadLetterExtensions"/>).</summary>
-    public DeadLetterResult DeadLetter(ConsumeException poison, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
+    public CopyResult DeadLetter(ConsumeException poison, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
         _consumer.DeadLetter(poison, producer, topic, timeout);
 
     /// <summary>Dead-letters a record whose handler failed for good and stores the offset past it.</summary>
-    public DeadLetterResult DeadLetter(ConsumeResult<byte[], byte[]> record, Exception failure, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
+    public CopyResult DeadLetter(ConsumeResult<byte[], byte[]> record, Exception failure, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
         _consumer.DeadLetter(record, failure, producer, topic, timeout, DeadLetterOffsetHandling.Store);
 
     /// <summary>Writes a copy of a record elsewhere (a retry topic) and stores the offset past it.</summary>
-    public DeadLetterResult Forward(ConsumeResult<byte[], byte[]> record, Message<byte[], byte[]> copy, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
+    public CopyResult Forward(ConsumeResult<byte[], byte[]> record, Message<byte[], byte[]> copy, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
         _consumer.Forward(record, copy, producer, topic, timeout, DeadLetterOffsetHandling.Store);
 
     /// <summary>

@@ -27,7 +27,7 @@ internal sealed class ConclusionEvents
     }
 
     /// <summary>A record was written to the dead-letter topic, and its offset stored unless <paramref name="written"/> says otherwise.</summary>
-    public void DeadLettered(Activity? activity, TopicPartitionOffset record, string topic, bool handlerFailure, Exception failure, DeadLetterResult written)
+    public void DeadLettered(Activity? activity, TopicPartitionOffset record, string topic, bool handlerFailure, Exception failure, CopyResult written)
     {
         string reason = handlerFailure ? "handler" : "deserialization";
         ConsumerTracing.DeadLettered(activity, topic, reason);
@@ -40,7 +40,7 @@ internal sealed class ConclusionEvents
     }
 
     /// <summary>A record was copied to a retry topic and its offset stored (or, <paramref name="written"/> saying so, not).</summary>
-    public void SentToRetryTopic(Activity? activity, TopicPartitionOffset record, string topic, int tier, DateTimeOffset due, Exception failure, DeadLetterResult written)
+    public void SentToRetryTopic(Activity? activity, TopicPartitionOffset record, string topic, int tier, DateTimeOffset due, Exception failure, CopyResult written)
     {
         ConsumerTracing.SentToRetryTopic(activity, topic, tier);
         ConsumerMetrics.SentToRetryTopic(_tag, tier);
@@ -62,14 +62,14 @@ internal sealed class ConclusionEvents
     /// Whether the record was written but its offset not stored (its partition is no longer this consumer's: the new
     /// owner reads it, and writes it, again); logged as such rather than as done.
     /// </summary>
-    private bool NotStored(TopicPartitionOffset record, string topic, DeadLetterResult written)
+    private bool NotStored(TopicPartitionOffset record, string topic, CopyResult written)
     {
-        if (written.Offset != DeadLetterOffsetOutcome.NotStored)
+        if (written.Offset != OffsetOutcome.NotStored)
         {
             return false;
         }
 
-        ConsumerLog.WrittenNotStored(_logger, _consumer, PositionText.Of(record), topic, PositionText.Of(written.DeadLetter), written.OffsetError?.ToString() ?? "no reason given");
+        ConsumerLog.WrittenNotStored(_logger, _consumer, PositionText.Of(record), topic, PositionText.Of(written.Copy), written.OffsetError?.ToString() ?? "no reason given");
         return true;
     }
 }

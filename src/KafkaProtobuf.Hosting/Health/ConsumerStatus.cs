@@ -90,7 +90,7 @@ internal sealed class ConsumerStatus(string name)
     }
 
     /// <summary>The partitions were taken away: whatever held them is their new owner's to report.</summary>
-    public void Released(IEnumerable<TopicPartition> partitions)
+    public void Revoked(IEnumerable<TopicPartition> partitions)
     {
         if (Volatile.Read(ref _waitingCount) == 0)
         {

@@ -127,7 +127,7 @@ internal sealed class BatchIntake<TKey, TValue> : IIntake<TKey, TValue, RecordBa
     public void Drop(RecordBatch<TKey, TValue> batch)
     {
         batch.Activity?.Dispose();
-        batch.Release();
+        batch.ReturnBytes();
     }
 
     public void Pause(TopicPartition partition) => _step.Pause(partition);

@@ -13,7 +13,7 @@ namespace KafkaProtobuf.Hosting.Intake;
 /// <typeparam name="TValue">The records' value type.</typeparam>
 /// <typeparam name="TRecord">What is scheduled.</typeparam>
 internal interface IIntake<TKey, TValue, TRecord> : IRecordScheduling<TRecord>
-    where TRecord : ScheduledRecord
+    where TRecord : ScheduledWork
 {
     /// <summary>How long the next consume may wait, at most <paramref name="longest"/>.</summary>
     TimeSpan Wait(TimeSpan longest);

@@ -6,7 +6,7 @@ using KafkaProtobuf.Hosting.Scheduling;
 namespace KafkaProtobuf.Hosting.Intake;
 
 /// <summary>A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it; its span.</summary>
-internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
+internal sealed class ParallelRecord<TKey, TValue> : ScheduledWork
 {
     public ConsumeResult<TKey, TValue>? Record { get; private set; }
 
@@ -32,7 +32,7 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledRecord
     /// Holds a good record (this object is reused for records the scheduler concluded at once); with
     /// <paramref name="failed"/>, one whose handler already failed for good, to be concluded with that and not handled again.
     /// </summary>
-    public void Hold(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, uint keyHash, HandlerResult? failed = null)
+    public void Load(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, uint keyHash, HandlerResult? failed = null)
     {
         Record = record;
         HandlerView = handlerView;

@@ -47,7 +47,7 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
     {
         ParallelRecord<TKey, TValue> taken = _spare ?? new ParallelRecord<TKey, TValue>();
         HandlerResult? failed = _conclusion.Unwritten.TryTake(record.Topic, record.Partition, record.Offset, out HandlerResult result) ? result : null;
-        taken.Hold(record, _retries?.AsOriginal(record) ?? record, _perKey ? _step.Keys.Hash() : 0, failed);
+        taken.Load(record, _retries?.AsOriginal(record) ?? record, _perKey ? _step.Keys.Hash() : 0, failed);
         if (!scheduler.Offer(taken, out bool kept))
         {
             return false;

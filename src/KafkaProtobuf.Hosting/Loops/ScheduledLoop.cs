@@ -9,7 +9,7 @@ using KafkaProtobuf.Hosting.Scheduling;
 namespace KafkaProtobuf.Hosting.Loops;
 
 /// <summary>
-/// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> above 1, retry topics, or a
+/// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentHandlers"/> above 1, retry topics, or a
 /// batch handler whose batches are each one partition's): the loop thread consumes, and its intake offers what it takes
 /// to a <see cref="PartitionScheduler{TRecord}"/>, which runs handlers on workers and concludes each record or batch in
 /// its partition's order.
@@ -18,7 +18,7 @@ namespace KafkaProtobuf.Hosting.Loops;
 /// <typeparam name="TValue">The records' value type.</typeparam>
 /// <typeparam name="TRecord">What is scheduled: a record or a batch.</typeparam>
 internal sealed class ScheduledLoop<TKey, TValue, TRecord> : IConsumeLoop
-    where TRecord : ScheduledRecord
+    where TRecord : ScheduledWork
 {
     private static readonly TimeSpan BusyWait = TimeSpan.FromMilliseconds(2);
     private static readonly TimeSpan IdleWait = TimeSpan.FromMilliseconds(50);

@@ -9,7 +9,7 @@ using KafkaProtobuf.Hosting.Scheduling;
 namespace KafkaProtobuf.Hosting.Loops;
 
 /// <summary>
-/// Sequential mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentRecords"/> 1, the default): the loop thread
+/// Sequential mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentHandlers"/> 1, the default): the loop thread
 /// handles one record at a time, in the order Consume gives them, and concludes each before it takes the next.
 /// </summary>
 internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop

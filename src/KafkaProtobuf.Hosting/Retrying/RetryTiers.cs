@@ -86,7 +86,7 @@ internal sealed class RetryTiers
         Message<byte[], byte[]> copy = record.ToDeadLetterMessage(failure);
         DateTimeOffset now = _now();
         due = now + _delays[tier - 1];
-        Add(copy.Headers, RetryHeaderNames.Attempt, tier);
+        Add(copy.Headers, RetryHeaderNames.Tier, tier);
         Add(copy.Headers, RetryHeaderNames.Due, due.ToUnixTimeMilliseconds());
         if (tier == 1)
         {

@@ -11,12 +11,12 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// The one hand-off between the loop thread and the handlers' threads. The loop puts records in their sequences; a
 /// worker (at most <c>slots</c> at once) takes a ready sequence's next record, runs its handler, and hands the record
 /// back through a queue the loop empties. Everything both sides touch (the sequences, the ready queue, the slot count,
-/// a lane's <see cref="PartitionLane.Closed"/>) is guarded by one gate, held only for a few field writes; the rest of the
+/// a lane's <see cref="PartitionLane.LettingGo"/>) is guarded by one gate, held only for a few field writes; the rest of the
 /// scheduling state is the loop thread's alone (<see cref="PartitionScheduler{TRecord}"/>).
 /// </summary>
 /// <typeparam name="TRecord">The consumer's record type.</typeparam>
 internal sealed class HandlerWorkers<TRecord>
-    where TRecord : ScheduledRecord
+    where TRecord : ScheduledWork
 {
     private readonly object _gate = new();
     private readonly Queue<RecordSequence> _ready = new();
@@ -69,7 +69,7 @@ internal sealed class HandlerWorkers<TRecord>
     {
         lock (_gate)
         {
-            if (sequence.State != SequenceState.Idle || sequence.Lane.Closed || _busy >= _slots)
+            if (sequence.State != SequenceState.Idle || sequence.Lane.LettingGo || _busy >= _slots)
             {
                 return false;
             }
@@ -108,7 +108,7 @@ internal sealed class HandlerWorkers<TRecord>
     }
 
     /// <summary>Loop thread: the record that held its sequence was concluded or dropped; the sequence goes on.</summary>
-    public void Release(RecordSequence sequence)
+    public void Unblock(RecordSequence sequence)
     {
         bool start;
         lock (_gate)
@@ -144,7 +144,7 @@ internal sealed class HandlerWorkers<TRecord>
         {
             foreach (PartitionLane lane in lanes)
             {
-                lane.Closed = true;
+                lane.LettingGo = true;
             }
         }
     }
@@ -186,7 +186,7 @@ internal sealed class HandlerWorkers<TRecord>
     /// <summary>Under the gate: an idle sequence with waiting records joins the ready queue; true when a new worker should start for it.</summary>
     private bool MakeReady(RecordSequence sequence)
     {
-        if (sequence.Waiting.Count == 0 || sequence.Lane.Closed)
+        if (sequence.Waiting.Count == 0 || sequence.Lane.LettingGo)
         {
             return false;
         }
@@ -250,7 +250,7 @@ internal sealed class HandlerWorkers<TRecord>
                     continue;
                 }
 
-                if (sequence.Waiting.Count == 0 || sequence.Lane.Closed)
+                if (sequence.Waiting.Count == 0 || sequence.Lane.LettingGo)
                 {
                     sequence.State = SequenceState.Idle;
                     continue;
@@ -277,7 +277,7 @@ internal sealed class HandlerWorkers<TRecord>
             {
                 sequence.State = SequenceState.Held;
             }
-            else if (sequence.Waiting.Count > 0 && !sequence.Lane.Closed)
+            else if (sequence.Waiting.Count > 0 && !sequence.Lane.LettingGo)
             {
                 sequence.State = SequenceState.Ready;
                 _ready.Enqueue(sequence);

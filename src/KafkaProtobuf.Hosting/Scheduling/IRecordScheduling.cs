@@ -10,7 +10,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// </summary>
 /// <typeparam name="TRecord">The consumer's record type.</typeparam>
 internal interface IRecordScheduling<TRecord> : IPartitionFetching
-    where TRecord : ScheduledRecord
+    where TRecord : ScheduledWork
 {
     /// <summary>Runs the record's handler, retries included; never throws (a failure is its result).</summary>
     ValueTask<HandlerResult> HandleAsync(TRecord record);

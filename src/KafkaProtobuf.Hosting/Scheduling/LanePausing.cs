@@ -30,7 +30,7 @@ internal sealed class LanePausing
     internal long MostHeldBytes => Volatile.Read(ref _mostHeldBytes);
 
     /// <summary>A record joined the lane: it counts against the budget, and the lane pauses if the budget has run out.</summary>
-    internal void Held(PartitionLane lane, ScheduledRecord record)
+    internal void Held(PartitionLane lane, ScheduledWork record)
     {
         lane.HeldBytes += record.HeldBytes;
         _heldBytes += record.HeldBytes;
@@ -48,7 +48,7 @@ internal sealed class LanePausing
     }
 
     /// <summary>A record left the lane (concluded, or dropped as the partition is read again): its memory is free.</summary>
-    internal void Freed(PartitionLane lane, ScheduledRecord record)
+    internal void Freed(PartitionLane lane, ScheduledWork record)
     {
         lane.HeldBytes -= record.HeldBytes;
         _heldBytes -= record.HeldBytes;

@@ -6,7 +6,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// <summary>
 /// One partition in the scheduler: its records taken and not yet concluded, in the partition's order, its fetching
 /// state, and its sequences (one, or in per-key mode one per group of keys). The loop thread owns everything here but
-/// <see cref="Closed"/> and the sequences, which the workers' gate guards.
+/// <see cref="LettingGo"/> and the sequences, which the workers' gate guards.
 /// </summary>
 internal sealed class PartitionLane(TopicPartition partition, int sequences)
 {
@@ -15,9 +15,9 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     public TopicPartition Partition { get; } = partition;
 
     /// <summary>Records taken and not yet concluded, in the partition's order.</summary>
-    public Queue<ScheduledRecord> InOrder { get; } = new();
+    public Queue<ScheduledWork> InOrder { get; } = new();
 
-    /// <summary>What <see cref="InOrder"/> counts against the read-ahead budget (<see cref="ScheduledRecord.HeldBytes"/> summed).</summary>
+    /// <summary>What <see cref="InOrder"/> counts against the read-ahead budget (<see cref="ScheduledWork.HeldBytes"/> summed).</summary>
     public long HeldBytes { get; set; }
 
     /// <summary>
@@ -27,7 +27,7 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     public int Generation { get; set; }
 
     /// <summary>Under the workers' gate: the partition is being let go, and no handler starts on its records.</summary>
-    public bool Closed { get; set; }
+    public bool LettingGo { get; set; }
 
     /// <summary>Fetching paused because the read-ahead budget ran out as this partition took a record.</summary>
     public bool PausedForReadAhead { get; set; }

@@ -11,7 +11,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// <summary>
 /// Partition-parallel scheduling, on the loop thread. Each record joins its partition's lane and its sequence; its
 /// handler runs on a worker (<see cref="HandlerWorkers{TRecord}"/>) once every earlier record of its sequence is done,
-/// at most <see cref="SchedulerSettings.MaxConcurrentRecords"/> at once. Whatever order handlers finish in, records are
+/// at most <see cref="SchedulerSettings.MaxConcurrentHandlers"/> at once. Whatever order handlers finish in, records are
 /// concluded in their partition's order, so an offset is never stored past an unfinished record. Records kept hold
 /// memory against one budget across partitions (<see cref="SchedulerSettings.MaxReadAheadBytes"/>): the partition that
 /// takes a record past it pauses until half of it is free (<see cref="LanePausing"/>); a record to read again pauses it for a while and drops what was read after it; partitions taken away
@@ -19,7 +19,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// </summary>
 /// <typeparam name="TRecord">The consumer's record type.</typeparam>
 internal sealed class PartitionScheduler<TRecord>
-    where TRecord : ScheduledRecord
+    where TRecord : ScheduledWork
 {
     private static readonly TimeSpan LongestWait = TimeSpan.FromMilliseconds(100);
 
@@ -42,7 +42,7 @@ internal sealed class PartitionScheduler<TRecord>
         _host = host;
         _settings = settings;
         _clock = clock ?? SchedulerClock.System;
-        _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentRecords, startWorker, stopping);
+        _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentHandlers, startWorker, stopping);
         _pausing = new LanePausing(host, settings, _clock);
     }
 
@@ -101,7 +101,7 @@ internal sealed class PartitionScheduler<TRecord>
                 continue;
             }
 
-            record.Done = true;
+            record.Handled = true;
             ConcludeInOrder(lane);
         }
 
@@ -142,9 +142,9 @@ internal sealed class PartitionScheduler<TRecord>
         foreach (PartitionLane lane in leaving)
         {
             _lanes.Remove((lane.Partition.Topic, lane.Partition.Partition.Value));
-            foreach (ScheduledRecord unconcluded in lane.InOrder)
+            foreach (ScheduledWork unconcluded in lane.InOrder)
             {
-                if (unconcluded.Done)
+                if (unconcluded.Handled)
                 {
                     _host.Drop((TRecord)unconcluded); // those still in handlers are dropped when they come back
                 }
@@ -174,9 +174,9 @@ internal sealed class PartitionScheduler<TRecord>
     }
 
     /// <summary>The lane's oldest record leaves it (concluded, or dropped as the partition is read again): its memory is free.</summary>
-    private ScheduledRecord TakeOldest(PartitionLane lane)
+    private ScheduledWork TakeOldest(PartitionLane lane)
     {
-        ScheduledRecord oldest = lane.InOrder.Dequeue();
+        ScheduledWork oldest = lane.InOrder.Dequeue();
         _pausing.Freed(lane, oldest);
         return oldest;
     }
@@ -184,7 +184,7 @@ internal sealed class PartitionScheduler<TRecord>
     /// <summary>Concludes the lane's records from the oldest on, while they are done.</summary>
     private void ConcludeInOrder(PartitionLane lane)
     {
-        while (!_stopped && lane.InOrder.Count > 0 && lane.InOrder.Peek() is { Done: true } head)
+        while (!_stopped && lane.InOrder.Count > 0 && lane.InOrder.Peek() is { Handled: true } head)
         {
             if (head.Result.Outcome == HandlerOutcome.Cancelled)
             {
@@ -195,7 +195,7 @@ internal sealed class PartitionScheduler<TRecord>
             Conclude(lane, (TRecord)head);
             if (head.NeedsLoop)
             {
-                _workers.Release(head.Sequence!);
+                _workers.Unblock(head.Sequence!);
             }
         }
     }
@@ -227,8 +227,8 @@ internal sealed class PartitionScheduler<TRecord>
         _workers.ForgetWaiting(lane);
         while (lane.InOrder.Count > 0)
         {
-            ScheduledRecord later = TakeOldest(lane);
-            if (later.Done)
+            ScheduledWork later = TakeOldest(lane);
+            if (later.Handled)
             {
                 Drop((TRecord)later);
             }
@@ -243,7 +243,7 @@ internal sealed class PartitionScheduler<TRecord>
         _host.Drop(record);
         if (record.NeedsLoop)
         {
-            _workers.Release(record.Sequence!);
+            _workers.Unblock(record.Sequence!);
         }
     }
 

@@ -12,7 +12,7 @@ internal sealed class RecordSequence(PartitionLane lane)
     public PartitionLane Lane { get; } = lane;
 
     /// <summary>Records waiting for the handler, in the partition's order.</summary>
-    public Queue<ScheduledRecord> Waiting { get; } = new();
+    public Queue<ScheduledWork> Waiting { get; } = new();
 
     public SequenceState State { get; set; }
 }

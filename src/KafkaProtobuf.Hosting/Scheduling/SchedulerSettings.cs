@@ -8,7 +8,7 @@ internal sealed class SchedulerSettings
     // Per-key mode: key groups per partition. More groups than handlers, so that few keys share a group by chance.
     private const int KeyGroupsPerHandler = 4;
 
-    public int MaxConcurrentRecords { get; set; } = 1;
+    public int MaxConcurrentHandlers { get; set; } = 1;
 
     /// <summary>The budget of records taken and not yet concluded, across partitions (<see cref="ReadAhead"/>).</summary>
     public long MaxReadAheadBytes { get; set; } = 64L * 1024 * 1024;
@@ -21,11 +21,11 @@ internal sealed class SchedulerSettings
     public TimeSpan RevokeTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     /// <summary>The settings of a consumer: <paramref name="perKey"/> spreads each partition's keys over several sequences.</summary>
-    public static SchedulerSettings Of(int maxConcurrentRecords, bool perKey, long maxReadAheadBytes, TimeSpan readAgainDelay, TimeSpan revokeTimeout) => new()
+    public static SchedulerSettings Of(int maxConcurrentHandlers, bool perKey, long maxReadAheadBytes, TimeSpan readAgainDelay, TimeSpan revokeTimeout) => new()
     {
-        MaxConcurrentRecords = maxConcurrentRecords,
+        MaxConcurrentHandlers = maxConcurrentHandlers,
         MaxReadAheadBytes = maxReadAheadBytes,
-        SequencesPerPartition = perKey ? KeyGroupsPerHandler * maxConcurrentRecords : 1,
+        SequencesPerPartition = perKey ? KeyGroupsPerHandler * maxConcurrentHandlers : 1,
         ReadAgainDelay = readAgainDelay,
         RevokeTimeout = revokeTimeout,
     };

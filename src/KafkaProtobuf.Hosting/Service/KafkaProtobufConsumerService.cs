@@ -44,7 +44,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private ConsumeStep<TKey, TValue>? _step;
-    private IProducer<byte[], byte[]>? _deadLetters; // writes dead letters and retry topics' copies
+    private IProducer<byte[], byte[]>? _copies; // writes dead letters and retry topics' copies
     private RecordConclusion<TKey, TValue>? _conclusion;
     private LoopParts<TKey, TValue>? _parts;
     private IConsumeLoop? _loop;
@@ -90,14 +90,14 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         RetryTiers? retries = _options.RetryTopics.Delays.Count > 0 ? new RetryTiers(_options.RetryTopics, _options.SubscribedTopics()) : null;
         if (_options.DeadLetterTopic is not null || retries is not null)
         {
-            _deadLetters = new ProducerBuilder<byte[], byte[]>(_options.DeadLetterProducerConfig()).Build();
+            _copies = new ProducerBuilder<byte[], byte[]>(_options.CopyProducerConfig()).Build();
         }
 
         _conclusion = new RecordConclusion<TKey, TValue>(
             _step,
-            _deadLetters,
+            _copies,
             _options.DeadLetterTopic,
-            _options.DeadLetterTimeout,
+            _options.CopyTimeout,
             _options.ReadAgainDelay,
             retries,
             _status,
@@ -168,7 +168,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         }
 
         _step?.Dispose();
-        _deadLetters?.Dispose();
+        _copies?.Dispose();
         _stopTaking.Dispose();
         _abortHandler.Dispose();
     }
@@ -203,11 +203,11 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private IConsumeLoop NewLoop(LoopParts<TKey, TValue> parts)
     {
         bool perKey = _options.HandlingOrder == HandlingOrder.Key;
-        SchedulerSettings scheduling = SchedulerSettings.Of(_options.MaxConcurrentRecords, perKey, _options.MaxReadAheadBytes, _options.ReadAgainDelay, _options.RevokeTimeout);
+        SchedulerSettings scheduling = SchedulerSettings.Of(_options.MaxConcurrentHandlers, perKey, _options.MaxReadAheadBytes, _options.ReadAgainDelay, _options.RevokeTimeout);
         if (_registration.BatchHandler is { } batchHandler)
         {
             var runner = new BatchRunner<TKey, TValue>(
-                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count), _options.Batches.WhenAttemptsRunOut, Name, _logger);
+                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count), _options.Batches.WhenBatchFails, Name, _logger);
             var collector = new BatchCollector<TKey, TValue>(_options.Batches);
             return _options.Batches.AcrossPartitions
                 ? new BatchAcrossPartitionsLoop<TKey, TValue>(parts, runner, collector)
@@ -218,7 +218,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             _registration.Handler!, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null);
 
         // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot, records are still handled one at a time).
-        return _options.MaxConcurrentRecords > 1 || parts.Retries is not null
+        return _options.MaxConcurrentHandlers > 1 || parts.Retries is not null
             ? new ScheduledLoop<TKey, TValue, ParallelRecord<TKey, TValue>>(
                 parts, new RecordIntake<TKey, TValue>(parts.Step, parts.Conclusion, handler, parts.Tracing, parts.Retries, perKey), scheduling)
             : new SequentialLoop<TKey, TValue>(parts, handler);
@@ -235,8 +235,8 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             _stopTaking.Cancel();
         }
 
-        _status.Released(partitions);
-        _conclusion?.Unwritten.Release(partitions);
+        _status.Revoked(partitions);
+        _conclusion?.Unwritten.Forget(partitions);
     }
 
     void IConsumeStepOwner.Failed(string reason, Exception? exception, bool outsideConsume)
@@ -277,7 +277,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         try
         {
             _step!.Close(); // commits the stored offsets and leaves the group
-            _deadLetters?.Flush(TimeSpan.FromSeconds(5));
+            _copies?.Flush(TimeSpan.FromSeconds(5));
             _status.Stopped();
             ConsumerLog.Stopped(_logger, Name);
         }

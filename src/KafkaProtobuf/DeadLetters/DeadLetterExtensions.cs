@@ -57,7 +57,7 @@ public static class DeadLetterExtensions
     /// The dead letter was not acknowledged in time or the producer failed. Nothing was stored or committed, and the
     /// consumer was moved back to the record: the next <c>Consume</c> delivers it again.
     /// </exception>
-    public static DeadLetterResult DeadLetter<TKey, TValue>(
+    public static CopyResult DeadLetter<TKey, TValue>(
         this IConsumer<TKey, TValue> consumer,
         ConsumeException exception,
         IProducer<byte[], byte[]> producer,
@@ -69,7 +69,7 @@ public static class DeadLetterExtensions
     /// Copies the failed record to <paramref name="deadLetterTopic"/>, waits until the broker has acknowledged it, then
     /// stores the offset past the record and, with <see cref="DeadLetterOffsetHandling.StoreAndCommit"/>, commits it.
     /// Nothing is stored or committed before the acknowledgement, and no store or commit error is thrown: the result
-    /// reports it (<see cref="DeadLetterResult.Offset"/>).
+    /// reports it (<see cref="CopyResult.Offset"/>).
     /// </summary>
     /// <typeparam name="TKey">The consumer's key type.</typeparam>
     /// <typeparam name="TValue">The consumer's value type.</typeparam>
@@ -86,7 +86,7 @@ public static class DeadLetterExtensions
     /// The dead letter was not acknowledged in time or the producer failed. Nothing was stored or committed, and the
     /// consumer was moved back to the record: the next <c>Consume</c> delivers it again.
     /// </exception>
-    public static DeadLetterResult DeadLetter<TKey, TValue>(
+    public static CopyResult DeadLetter<TKey, TValue>(
         this IConsumer<TKey, TValue> consumer,
         ConsumeException exception,
         IProducer<byte[], byte[]> producer,
@@ -120,7 +120,7 @@ public static class DeadLetterExtensions
     /// The dead letter was not acknowledged in time or the producer failed. Nothing was stored or committed, and the
     /// consumer was moved back to the record: the next <c>Consume</c> delivers it again.
     /// </exception>
-    public static DeadLetterResult DeadLetter<TKey, TValue>(
+    public static CopyResult DeadLetter<TKey, TValue>(
         this IConsumer<TKey, TValue> consumer,
         ConsumeResult<byte[], byte[]> record,
         Exception failure,
@@ -155,7 +155,7 @@ public static class DeadLetterExtensions
     /// The message was not acknowledged in time or the producer failed. Nothing was stored or committed, and the
     /// consumer was moved back to the record: the next <c>Consume</c> delivers it again.
     /// </exception>
-    public static DeadLetterResult Forward<TKey, TValue>(
+    public static CopyResult Forward<TKey, TValue>(
         this IConsumer<TKey, TValue> consumer,
         ConsumeResult<byte[], byte[]> record,
         Message<byte[], byte[]> message,
@@ -198,7 +198,7 @@ public static class DeadLetterExtensions
     }
 
     /// <summary>Produces the dead letter, then stores (and commits) the offset past the record: one path for every kind of failure.</summary>
-    private static DeadLetterResult Send<TKey, TValue>(
+    private static CopyResult Send<TKey, TValue>(
         IConsumer<TKey, TValue> consumer,
         Message<byte[], byte[]> message,
         ConsumeResult<byte[], byte[]> record,
@@ -213,7 +213,7 @@ public static class DeadLetterExtensions
         // but with EnableAutoOffsetStore = true it refuses every store, and a commit would still go through.)
         if (!consumer.Assignment.Contains(record.TopicPartition))
         {
-            return new DeadLetterResult(record.TopicPartitionOffset, written, DeadLetterOffsetOutcome.NotStored, new Error(ErrorCode.Local_State, "the partition is not assigned to this consumer"));
+            return new CopyResult(record.TopicPartitionOffset, written, OffsetOutcome.NotStored, new Error(ErrorCode.Local_State, "the partition is not assigned to this consumer"));
         }
 
         // Stored and committed through a ConsumeResult, so that the record's leader epoch goes with the offset (as
@@ -230,25 +230,25 @@ public static class DeadLetterExtensions
         }
         catch (KafkaException e)
         {
-            return new DeadLetterResult(record.TopicPartitionOffset, written, DeadLetterOffsetOutcome.NotStored, e.Error);
+            return new CopyResult(record.TopicPartitionOffset, written, OffsetOutcome.NotStored, e.Error);
         }
 
         if (offsetHandling == DeadLetterOffsetHandling.Store)
         {
-            return new DeadLetterResult(record.TopicPartitionOffset, written, DeadLetterOffsetOutcome.Stored, null);
+            return new CopyResult(record.TopicPartitionOffset, written, OffsetOutcome.Stored, null);
         }
 
         try
         {
             consumer.Commit(past);
-            return new DeadLetterResult(record.TopicPartitionOffset, written, DeadLetterOffsetOutcome.Committed, null);
+            return new CopyResult(record.TopicPartitionOffset, written, OffsetOutcome.Committed, null);
         }
         catch (KafkaException e)
         {
             // RebalanceInProgress, IllegalGeneration, UnknownMemberId, a timeout: the stored offset goes with the next
             // commit, or the partition's next owner reads the record again.
             Error error = e is TopicPartitionOffsetException { Results.Count: > 0 } partial ? partial.Results[0].Error : e.Error;
-            return new DeadLetterResult(record.TopicPartitionOffset, written, DeadLetterOffsetOutcome.NotCommitted, error);
+            return new CopyResult(record.TopicPartitionOffset, written, OffsetOutcome.NotCommitted, error);
         }
     }
 

@@ -12,7 +12,7 @@ public enum DeadLetterOffsetHandling
 
     /// <summary>
     /// Store it, then commit it synchronously: for consumers that commit by hand (<c>EnableAutoCommit = false</c>). A
-    /// failed commit is reported in <see cref="DeadLetterResult.Offset"/>, never thrown.
+    /// failed commit is reported in <see cref="CopyResult.Offset"/>, never thrown.
     /// </summary>
     StoreAndCommit = 1,
 }

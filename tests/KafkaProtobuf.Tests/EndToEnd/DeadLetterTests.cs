@@ -107,7 +107,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         return new ConsumerBuilder<Ignore, Device>(config).SetProtobufValueDeserializer().Build();
     }
 
-    private IProducer<byte[], byte[]> DeadLetterProducer(int messageTimeoutMs = 30_000)
+    private IProducer<byte[], byte[]> CopyProducer(int messageTimeoutMs = 30_000)
     {
         ProducerConfig config = _cluster.CreateProducerConfig();
         config.MessageTimeoutMs = messageTimeoutMs;
@@ -181,7 +181,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         Layout layout = Produce(1, (_, i) => i == 19, perPartition: 20); // 19 good records, then a poison record at 19
         string group = "close-" + Guid.NewGuid().ToString("N");
 
-        using (IProducer<byte[], byte[]> deadLetters = DeadLetterProducer())
+        using (IProducer<byte[], byte[]> deadLetters = CopyProducer())
         using (IConsumer<Ignore, Device> consumer = Consumer(group, handling))
         {
             consumer.Subscribe(Topic);
@@ -190,9 +190,9 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
 
             Assert.Null(loop.Escaped);
             Assert.Equal(19, loop.Good.Count);
-            DeadLetterResult result = Assert.Single(loop.DeadLettered);
+            CopyResult result = Assert.Single(loop.DeadLettered);
             Assert.Equal(19, result.Record.Offset.Value);
-            Assert.Equal(handling == DeadLetterOffsetHandling.Store ? DeadLetterOffsetOutcome.Stored : DeadLetterOffsetOutcome.Committed, result.Offset);
+            Assert.Equal(handling == DeadLetterOffsetHandling.Store ? OffsetOutcome.Stored : OffsetOutcome.Committed, result.Offset);
             Assert.Null(result.OffsetError);
             consumer.Close(); // before the fix: committed the stored offset 19 over DeadLetter's 20
         }
@@ -216,7 +216,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         Layout layout = Produce(partitions, (_, i) => i % 100 == 37, perPartition: 500); // 3,000 records, 1% poison
         string group = "rebalance-" + Guid.NewGuid().ToString("N");
 
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer();
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer();
         using IConsumer<Ignore, Device> first = Consumer(group, handling);
         using IConsumer<Ignore, Device> second = Consumer(group, handling);
         using var stopFirst = new CancellationTokenSource(Deadline);
@@ -287,7 +287,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(layout.Poison.Keys.OrderBy(Key), letters.Select(l => l.Source).Distinct().OrderBy(Key));
         Assert.All(letters, l => Assert.Equal(layout.Poison[l.Source], l.Value));
 
-        DeadLetterResult[] all = [.. firstLoop.DeadLettered, .. secondLoop.DeadLettered];
+        CopyResult[] all = [.. firstLoop.DeadLettered, .. secondLoop.DeadLettered];
         output.WriteLine(
             $"{handling}: {layout.Good.Count} good and {layout.Poison.Count} poison records; {goodSeen.Count - goodSeen.Distinct().Count()} good records seen twice, "
             + $"{letters.Count - layout.Poison.Count} poison records dead-lettered twice; offset outcomes: "
@@ -308,14 +308,14 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
 
         // The dead-letter topic has no leader: each dead letter times out after the producer's 1 s message timeout.
         _cluster.SetPartitionLeader(DeadLetterTopic, 0, EmbeddedKafkaCluster.NoLeader);
-        using (IProducer<byte[], byte[]> deadLetters = DeadLetterProducer(messageTimeoutMs: 1_000))
+        using (IProducer<byte[], byte[]> deadLetters = CopyProducer(messageTimeoutMs: 1_000))
         using (IConsumer<Ignore, Device> consumer = Consumer(group, handling))
         {
             consumer.Subscribe(Topic);
             RecommendedLoop<Ignore, Device> loop = null!;
             loop = new RecommendedLoop<Ignore, Device>(consumer, deadLetters, DeadLetterTopic, handling)
             {
-                DeadLetterTimeout = TimeSpan.FromSeconds(10),
+                CopyTimeout = TimeSpan.FromSeconds(10),
                 BeforeDeadLetter = e =>
                 {
                     redelivered.Add(e.ConsumerRecord.Offset.Value);
@@ -379,7 +379,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         // number of refused requests raced the 1 s timeout with their retries and lost once in CI), the loop backs off,
         // DeadLetter's seek brings the record again, and the second attempt is written.
         _cluster.SetPartitionLeader(DeadLetterTopic, 0, EmbeddedKafkaCluster.NoLeader);
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer(messageTimeoutMs: 1_000);
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer(messageTimeoutMs: 1_000);
         using IConsumer<Ignore, Device> consumer = Consumer(group, DeadLetterOffsetHandling.Store);
         consumer.Subscribe(Topic);
         RecommendedLoop<Ignore, Device> loop = new(consumer, deadLetters, DeadLetterTopic, DeadLetterOffsetHandling.Store)
@@ -413,7 +413,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         _cluster.CreateTopic(Topic, 1);
         _cluster.CreateTopic(DeadLetterTopic, 1);
         Layout layout = Produce(1, (_, i) => i == 7, perPartition: 30);
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer();
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer();
         using IConsumer<Ignore, Device> consumer = Consumer("fetch-errors-" + Guid.NewGuid().ToString("N"), DeadLetterOffsetHandling.Store);
 
         // Every fetch fails at first: librdkafka passes each failure on to Consume as a ConsumeException without a record.
@@ -437,13 +437,13 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         Layout layout = Produce(1, (_, i) => i == 2, perPartition: 4);
         _cluster.SetPartitionLeader(DeadLetterTopic, 0, EmbeddedKafkaCluster.NoLeader);
 
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer(messageTimeoutMs: 60_000); // outlives DeadLetter's wait
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer(messageTimeoutMs: 60_000); // outlives DeadLetter's wait
         using IConsumer<Ignore, Device> consumer = Consumer("late-" + Guid.NewGuid().ToString("N"), DeadLetterOffsetHandling.Store);
         consumer.Subscribe(Topic);
         RecommendedLoop<Ignore, Device> loop = null!;
         loop = new RecommendedLoop<Ignore, Device>(consumer, deadLetters, DeadLetterTopic, DeadLetterOffsetHandling.Store)
         {
-            DeadLetterTimeout = TimeSpan.FromMilliseconds(500),
+            CopyTimeout = TimeSpan.FromMilliseconds(500),
             AfterDeadLetterFailure = _ => _cluster.SetPartitionLeader(DeadLetterTopic, 0, 2),
         };
         RunUntil(loop, () => !loop.DeadLettered.IsEmpty && loop.Good.Count == 3);
@@ -470,17 +470,17 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         _cluster.CreateTopic(DeadLetterTopic, 1);
         Produce(1, (_, i) => i == 0, perPartition: 1);
 
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer();
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer();
         using IConsumer<Ignore, Device> consumer = Consumer("revoked-" + Guid.NewGuid().ToString("N"), handling);
         consumer.Assign(new TopicPartitionOffset(Topic, 0, Offset.Beginning));
         ConsumeException poison = ConsumeFirstPoison(consumer);
         consumer.Unassign(); // as a rebalance would revoke it
 
-        DeadLetterResult result = consumer.DeadLetter(poison, deadLetters, DeadLetterTopic, TimeSpan.FromSeconds(10), handling);
+        CopyResult result = consumer.DeadLetter(poison, deadLetters, DeadLetterTopic, TimeSpan.FromSeconds(10), handling);
 
-        Assert.Equal(DeadLetterOffsetOutcome.NotStored, result.Offset);
+        Assert.Equal(OffsetOutcome.NotStored, result.Offset);
         Assert.Equal(ErrorCode.Local_State, result.OffsetError?.Code);
-        Assert.Equal(DeadLetterTopic, result.DeadLetter.Topic);
+        Assert.Equal(DeadLetterTopic, result.Copy.Topic);
         Assert.Contains("NotStored", result.ToString(), StringComparison.Ordinal);
     }
 
@@ -492,15 +492,15 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         Produce(1, (_, i) => i == 0, perPartition: 2);
         string group = "commit-" + Guid.NewGuid().ToString("N");
 
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer();
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer();
         using IConsumer<Ignore, Device> consumer = Consumer(group, DeadLetterOffsetHandling.StoreAndCommit);
         consumer.Subscribe(Topic);
         ConsumeException poison = ConsumeFirstPoison(consumer);
         _cluster.FailNextRequests(KafkaApi.OffsetCommit, ErrorCode.RebalanceInProgress, 1);
 
-        DeadLetterResult result = consumer.DeadLetter(poison, deadLetters, DeadLetterTopic, TimeSpan.FromSeconds(10), DeadLetterOffsetHandling.StoreAndCommit);
+        CopyResult result = consumer.DeadLetter(poison, deadLetters, DeadLetterTopic, TimeSpan.FromSeconds(10), DeadLetterOffsetHandling.StoreAndCommit);
 
-        Assert.Equal(DeadLetterOffsetOutcome.NotCommitted, result.Offset);
+        Assert.Equal(OffsetOutcome.NotCommitted, result.Offset);
         Assert.Equal(ErrorCode.RebalanceInProgress, result.OffsetError?.Code);
         Assert.Equal(Offset.Unset.Value, CommittedOffset(group, 0)); // really not committed
 
@@ -514,7 +514,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         _cluster.CreateTopic(Topic, 1);
         _cluster.CreateTopic(DeadLetterTopic, 1);
         Produce(1, (_, i) => i == 0, perPartition: 1);
-        using IProducer<byte[], byte[]> deadLetters = DeadLetterProducer();
+        using IProducer<byte[], byte[]> deadLetters = CopyProducer();
         using IConsumer<Ignore, Device> consumer = Consumer("args-" + Guid.NewGuid().ToString("N"), DeadLetterOffsetHandling.Store);
         consumer.Assign(new TopicPartitionOffset(Topic, 0, Offset.Beginning));
         ConsumeException poison = ConsumeFirstPoison(consumer);

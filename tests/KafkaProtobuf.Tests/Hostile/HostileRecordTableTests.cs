@@ -82,7 +82,7 @@ public sealed class HostileRecordTableTests : HostedConsumerTestBase
             }
         }, options =>
         {
-            options.MaxConcurrentRecords = mode is "partition-parallel" or "per key" ? 4 : 1;
+            options.MaxConcurrentHandlers = mode is "partition-parallel" or "per key" ? 4 : 1;
             options.HandlingOrder = mode == "per key" ? HandlingOrder.Key : HandlingOrder.Partition;
             options.Batches.MaxSize = 10;
             options.Batches.MaxWait = TimeSpan.FromMilliseconds(100);
@@ -213,9 +213,9 @@ public sealed class HostileRecordTableTests : HostedConsumerTestBase
     [Theory]
     [InlineData(1)]
     [InlineData(3)]
-    public async Task ASchemaTheApplicationMayNotRead_403_HoldsOnlyItsPartition_HealthNamesIt_NothingStops_AndItGoesOnOncePermitted(int maxConcurrentRecords)
+    public async Task ASchemaTheApplicationMayNotRead_403_HoldsOnlyItsPartition_HealthNamesIt_NothingStops_AndItGoesOnOncePermitted(int maxConcurrentHandlers)
     {
-        string topic = "forbidden-" + maxConcurrentRecords;
+        string topic = "forbidden-" + maxConcurrentHandlers;
         Cluster.CreateTopic(topic, 3);
         Cluster.CreateTopic(topic + ".dlq", 1);
         _registry.Error("/schemas/ids/10", 403, 40301, "User is denied operation Read on Subject: secret-value");
@@ -239,7 +239,7 @@ public sealed class HostileRecordTableTests : HostedConsumerTestBase
         {
             handled.Enqueue((record.Partition.Value, record.Message.Value.Id));
             return Task.CompletedTask;
-        }), options => options.MaxConcurrentRecords = maxConcurrentRecords, services => services.AddHealthChecks().AddKafkaProtobufConsumers());
+        }), options => options.MaxConcurrentHandlers = maxConcurrentHandlers, services => services.AddHealthChecks().AddKafkaProtobufConsumers());
         var health = host.Services.GetRequiredService<HealthCheckService>();
 
         // Degraded, with every other partition's record and partition 0's up to the forbidden one handled.

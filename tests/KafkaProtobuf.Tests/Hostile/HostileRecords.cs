@@ -117,7 +117,7 @@ public static class HostileRecords
     private static Headers Forged() => new()
     {
         { RetryHeaderNames.Due, Encoding.UTF8.GetBytes("99999999999999999") },
-        { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("2147483647") },
+        { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes("2147483647") },
         { DeadLetterHeaderNames.SourceTopic, Encoding.UTF8.GetBytes("payments") },
         { DeadLetterHeaderNames.SourcePartition, Encoding.UTF8.GetBytes("7") },
         { DeadLetterHeaderNames.SourceOffset, Encoding.UTF8.GetBytes("99") },

@@ -47,7 +47,7 @@ public sealed class HealthCheckTextTests
         orders.RecordDone("orders", 3);
         orders.RecordDone("orders", 5);
         HealthCheckResult oneLeft = await Check(states);
-        orders.Released([new TopicPartition("orders", 1)]);
+        orders.Revoked([new TopicPartition("orders", 1)]);
 
         HealthCheckResult healthy = await Check(states);
 

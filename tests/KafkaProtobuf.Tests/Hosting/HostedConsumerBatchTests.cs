@@ -80,7 +80,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             Interlocked.Decrement(ref inHandlers);
         }, options =>
         {
-            options.MaxConcurrentRecords = Partitions;
+            options.MaxConcurrentHandlers = Partitions;
             options.Batches.MaxSize = 100;
         });
 
@@ -193,7 +193,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         }, options =>
         {
             options.Batches.MaxSize = 10;
-            options.Batches.WhenAttemptsRunOut = FailedBatchAction.WholeBatch;
+            options.Batches.WhenBatchFails = FailedBatchAction.WholeBatch;
             options.HandlerFailures.MaxAttempts = 1;
         });
 
@@ -265,11 +265,11 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             }
         }, options =>
         {
-            options.MaxConcurrentRecords = 2;
+            options.MaxConcurrentHandlers = 2;
             options.Batches.MaxSize = 100;
             options.Batches.MaxWait = TimeSpan.FromSeconds(3); // far longer than a dead letter's failure takes
-            options.DeadLetterProducer!.EnableIdempotence = false; // so that a failed produce is not retried inside the producer
-            options.DeadLetterProducer.MessageSendMaxRetries = 0;
+            options.CopyProducer!.EnableIdempotence = false; // so that a failed produce is not retried inside the producer
+            options.CopyProducer.MessageSendMaxRetries = 0;
         }, services => services.AddSingleton<IConsumerProbe>(probe));
 
         Wait.Until(() => Committed("cut-again", 1).SequenceEqual([30L]) && seen.Contains(29), "the partition handled and committed to its end", Deadline);
@@ -335,7 +335,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
 
         void Options(KafkaProtobufConsumerOptions options)
         {
-            options.MaxConcurrentRecords = 2;
+            options.MaxConcurrentHandlers = 2;
             options.Batches.MaxSize = 10;
             options.RevokeTimeout = TimeSpan.FromMilliseconds(200);
         }

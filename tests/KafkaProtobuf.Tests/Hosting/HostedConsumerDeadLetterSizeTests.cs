@@ -113,7 +113,7 @@ public sealed class HostedConsumerDeadLetterSizeTests() : HostedConsumerTestBase
             return Task.CompletedTask;
         }, options =>
         {
-            options.DeadLetterProducer!.MessageMaxBytes = 200_000; // the user's own limit wins
+            options.CopyProducer!.MessageMaxBytes = 200_000; // the user's own limit wins
             options.StopApplicationOnFailure = false;
         }, services => services.AddHealthChecks().AddKafkaProtobufConsumers());
         var health = host.Services.GetRequiredService<HealthCheckService>();

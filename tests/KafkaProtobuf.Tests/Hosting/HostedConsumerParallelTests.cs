@@ -21,7 +21,7 @@ using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
 namespace KafkaProtobuf.Tests.Hosting;
 
 /// <summary>
-/// Partition-parallel mode (MaxConcurrentRecords above 1) on the embedded cluster: records of different partitions in
+/// Partition-parallel mode (MaxConcurrentHandlers above 1) on the embedded cluster: records of different partitions in
 /// their handlers at once, each partition's in order; offsets committed only for what was handled; what is taken
 /// bounded by pausing fetching; poison records and failed handlers dead-lettered in order. Nothing asserts on time.
 /// </summary>
@@ -71,7 +71,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
             await Task.Delay(Random.Shared.Next(0, 3), token);
             handled.GetOrAdd(record.Partition.Value, _ => new ConcurrentQueue<long>()).Enqueue(record.Offset.Value);
             Interlocked.Decrement(ref inHandlers);
-        }, options => options.MaxConcurrentRecords = Partitions);
+        }, options => options.MaxConcurrentHandlers = Partitions);
 
         Wait.Until(() => handled.Values.Sum(q => q.Count) == Partitions * PerPartition, "every record handled", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
@@ -95,7 +95,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
             handled.Enqueue((record.Partition.Value, record.Offset.Value));
         }, options =>
         {
-            options.MaxConcurrentRecords = 2;
+            options.MaxConcurrentHandlers = 2;
             options.MaxReadAheadBytes = budget;
         });
 
@@ -126,7 +126,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
             return Task.CompletedTask;
         }, options =>
         {
-            options.MaxConcurrentRecords = 2;
+            options.MaxConcurrentHandlers = 2;
             options.HandlerFailures.MaxAttempts = 2;
         });
 
@@ -179,7 +179,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
             finished.Enqueue((record.Partition.Value, record.Offset.Value));
         }, options =>
         {
-            options.MaxConcurrentRecords = 4;
+            options.MaxConcurrentHandlers = 4;
             options.HandlingOrder = HandlingOrder.Key;
         }, probe);
 
@@ -227,7 +227,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
             }
         }, options =>
         {
-            options.MaxConcurrentRecords = 3;
+            options.MaxConcurrentHandlers = 3;
             options.HandlingOrder = HandlingOrder.Key;
             options.HandlerFailures.MaxAttempts = 1;
         }, probe);

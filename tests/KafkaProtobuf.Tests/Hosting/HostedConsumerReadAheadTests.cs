@@ -56,7 +56,7 @@ public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : Hos
             handled.Enqueue((record.Partition.Value, record.Offset.Value));
         }, options =>
         {
-            options.MaxConcurrentRecords = 2;
+            options.MaxConcurrentHandlers = 2;
             options.MaxReadAheadBytes = Budget;
         });
         KafkaProtobufConsumerService<string, Device> service = host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single();

@@ -39,14 +39,14 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:HandlerFailures:MaxAttempts", "7"),
             ("Kafka:Devices:HandlerFailures:RetryBackoff", "00:00:00.5"),
             ("Kafka:Devices:HandlerFailures:WhenAttemptsRunOut", "StopConsumer"),
-            ("Kafka:Devices:MaxConcurrentRecords", "6"),
+            ("Kafka:Devices:MaxConcurrentHandlers", "6"),
             ("Kafka:Devices:HandlingOrder", "Key"),
             ("Kafka:Devices:MaxReadAheadBytes", "8000000000"),
             ("Kafka:Devices:RevokeTimeout", "00:00:05"),
             ("Kafka:Devices:FailureExitCode", "75"),
-            ("Kafka:Devices:DeadLetterProducer:linger.ms", "20"));
+            ("Kafka:Devices:CopyProducer:linger.ms", "20"));
         var services = new ServiceCollection();
-        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"), o => o.DeadLetterTimeout = TimeSpan.FromSeconds(3))
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"), o => o.CopyTimeout = TimeSpan.FromSeconds(3))
             .WithProtobufValues()
             .Handle((_, _) => Task.CompletedTask);
 
@@ -58,29 +58,29 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal("device-service", options.Consumer.GroupId);
         Assert.Equal("SASL_SSL", options.Consumer.Get("security.protocol"));
         Assert.Equal(TimeSpan.FromSeconds(2), options.ReadAgainDelay);
-        Assert.Equal(TimeSpan.FromSeconds(3), options.DeadLetterTimeout); // code after configuration
+        Assert.Equal(TimeSpan.FromSeconds(3), options.CopyTimeout); // code after configuration
         Assert.Equal(7, options.HandlerFailures.MaxAttempts);
         Assert.Equal(TimeSpan.FromMilliseconds(500), options.HandlerFailures.RetryBackoff);
         Assert.Equal(HandlerFailureAction.StopConsumer, options.HandlerFailures.WhenAttemptsRunOut);
-        Assert.Equal(6, options.MaxConcurrentRecords);
+        Assert.Equal(6, options.MaxConcurrentHandlers);
         Assert.Equal(HandlingOrder.Key, options.HandlingOrder);
         Assert.Equal(8_000_000_000, options.MaxReadAheadBytes); // past int.MaxValue
         Assert.Equal(TimeSpan.FromSeconds(5), options.RevokeTimeout);
         Assert.Equal(75, options.FailureExitCode);
-        ProducerConfig deadLetters = options.DeadLetterProducerConfig();
+        ProducerConfig deadLetters = options.CopyProducerConfig();
         Assert.Equal("SASL_SSL", deadLetters.Get("security.protocol")); // the producer connects like the consumer
         Assert.Equal("127.0.0.1:9092", deadLetters.BootstrapServers); // though one producer setting was given
         Assert.Equal(20, deadLetters.LingerMs);
-        Assert.Equal(3_000, deadLetters.MessageTimeoutMs); // DeadLetterTimeout, set in code
+        Assert.Equal(3_000, deadLetters.MessageTimeoutMs); // CopyTimeout, set in code
         Assert.False(options.ConsumerConfigForLoop().EnableAutoOffsetStore);
     }
 
     [Fact]
-    public void TheDeadLetterProducer_DefaultsToTheConsumersConnection_AllAcks_AndGivesUpWhenTheConsumerDoes()
+    public void TheCopyProducer_DefaultsToTheConsumersConnection_AllAcks_AndGivesUpWhenTheConsumerDoes()
     {
         var options = new KafkaProtobufConsumerOptions { Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g", SaslUsername = "svc", FetchMaxBytes = 1024 } };
 
-        ProducerConfig config = options.DeadLetterProducerConfig();
+        ProducerConfig config = options.CopyProducerConfig();
 
         Assert.Equal("127.0.0.1:9092", config.BootstrapServers);
         Assert.Equal("svc", config.SaslUsername);
@@ -89,8 +89,8 @@ public sealed class HostedConsumerRegistrationTests
         Assert.True(config.EnableIdempotence);
         Assert.Equal(10_000, config.MessageTimeoutMs); // not librdkafka's 300 s: a dead letter the consumer gave up on is not delivered later
 
-        options.DeadLetterProducer = new ProducerConfig { Acks = Acks.Leader, BootstrapServers = "127.0.0.1:9093" };
-        config = options.DeadLetterProducerConfig();
+        options.CopyProducer = new ProducerConfig { Acks = Acks.Leader, BootstrapServers = "127.0.0.1:9093" };
+        config = options.CopyProducerConfig();
         Assert.Equal(Acks.Leader, config.Acks); // what is given wins
         Assert.Equal("127.0.0.1:9093", config.BootstrapServers);
         Assert.True(config.EnableIdempotence); // and the rest stays
@@ -98,19 +98,19 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Fact]
-    public void ADeadLetterProducerMessageTimeoutLongerThanDeadLetterTimeout_IsRefused()
+    public void ACopyProducerMessageTimeoutLongerThanCopyTimeout_IsRefused()
     {
         var services = new ServiceCollection();
         services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
         {
             o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" };
             o.Topics.Add("devices");
-            o.DeadLetterTimeout = TimeSpan.FromSeconds(10);
-            o.DeadLetterProducer = new ProducerConfig { MessageTimeoutMs = 300_000 };
+            o.CopyTimeout = TimeSpan.FromSeconds(10);
+            o.CopyProducer = new ProducerConfig { MessageTimeoutMs = 300_000 };
         }).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
 
         InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
-        Assert.Contains("message.timeout.ms (300000) is longer than DeadLetterTimeout", e.Message, StringComparison.Ordinal);
+        Assert.Contains("message.timeout.ms (300000) is longer than CopyTimeout", e.Message, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -119,6 +119,9 @@ public sealed class HostedConsumerRegistrationTests
     [InlineData("HandlingOrder", "Offset", "Kafka:Devices:HandlingOrder is 'Offset'")]
     [InlineData("HandlingOrder", "key", "expected Partition or Key")]
     [InlineData("HandlerFailures:WhenAttemptsRunOut", "Retry", "expected DeadLetter or StopConsumer")]
+    [InlineData("MaxConcurrentRecords", "4", "Kafka:Devices:MaxConcurrentRecords is not one it knows; the settings there are Topics, ")]
+    [InlineData("HandlerFailures:MaxAttempt", "3", "Kafka:Devices:HandlerFailures:MaxAttempt is not one it knows; the settings there are MaxAttempts, RetryBackoff, MaxRetryBackoff, WhenAttemptsRunOut.")]
+    [InlineData("Batches:WhenAttemptsRunOut", "Split", "Kafka:Devices:Batches:WhenAttemptsRunOut is not one it knows")]
     public void ABadSetting_IsNamedWithItsPath(string key, string value, string expected)
     {
         IConfiguration configuration = Configuration(("Kafka:Devices:Topics", "devices"), ("Kafka:Devices:" + key, value));
@@ -170,7 +173,7 @@ public sealed class HostedConsumerRegistrationTests
             ("Kafka:Devices:Batches:MaxSize", "500"),
             ("Kafka:Devices:Batches:MaxWait", "00:00:00.250"),
             ("Kafka:Devices:Batches:AcrossPartitions", "true"),
-            ("Kafka:Devices:Batches:WhenAttemptsRunOut", "WholeBatch"));
+            ("Kafka:Devices:Batches:WhenBatchFails", "WholeBatch"));
         var services = new ServiceCollection();
         services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"))
             .WithProtobufValues()
@@ -182,18 +185,18 @@ public sealed class HostedConsumerRegistrationTests
         Assert.Equal(500, options.Batches.MaxSize);
         Assert.Equal(TimeSpan.FromMilliseconds(250), options.Batches.MaxWait);
         Assert.True(options.Batches.AcrossPartitions);
-        Assert.Equal(FailedBatchAction.WholeBatch, options.Batches.WhenAttemptsRunOut);
+        Assert.Equal(FailedBatchAction.WholeBatch, options.Batches.WhenBatchFails);
         Assert.Equal(100, new BatchOptions().MaxSize);
         Assert.Equal(TimeSpan.FromSeconds(1), new BatchOptions().MaxWait);
-        Assert.Equal(FailedBatchAction.Split, new BatchOptions().WhenAttemptsRunOut);
+        Assert.Equal(FailedBatchAction.Split, new BatchOptions().WhenBatchFails);
     }
 
     [Theory]
-    [InlineData("MaxConcurrentRecords", "4", "Batches:AcrossPartitions", "true", "batches across partitions are handled one at a time")]
+    [InlineData("MaxConcurrentHandlers", "4", "Batches:AcrossPartitions", "true", "batches across partitions are handled one at a time")]
     [InlineData("HandlingOrder", "Key", "Batches:MaxSize", "10", "HandlingOrder Key does not apply")]
     [InlineData("Batches:MaxSize", "0", "Batches:MaxWait", "00:00:01", "Batches.MaxSize must be at least 1")]
     [InlineData("Batches:MaxSize", "10", "Batches:MaxWait", "00:00:00", "Batches.MaxWait positive")]
-    [InlineData("Batches:WhenAttemptsRunOut", "DeadLetter", "Batches:MaxSize", "10", "expected Split or WholeBatch")]
+    [InlineData("Batches:WhenBatchFails", "DeadLetter", "Batches:MaxSize", "10", "expected Split or WholeBatch")]
     [InlineData("Batches:AcrossPartitions", "yes", "Batches:MaxSize", "10", "Kafka:Devices:Batches:AcrossPartitions is 'yes'")]
     [InlineData("RetryTopics:Delays", "00:00:00", "Batches:MaxSize", "10", "every RetryTopics delay must be positive")]
     [InlineData("RetryTopics:Delays", "soon", "Batches:MaxSize", "10", "Kafka:Devices:RetryTopics:Delays is 'soon'")]
@@ -221,7 +224,7 @@ public sealed class HostedConsumerRegistrationTests
         {
             o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" };
             o.Topics.Add("devices");
-            o.MaxConcurrentRecords = 4;
+            o.MaxConcurrentHandlers = 4;
             o.HandlingOrder = HandlingOrder.Key;
             o.Batches.AcrossPartitions = true;
         }).WithProtobufValues().HandleBatch((_, _) => Task.CompletedTask).Handle((_, _) => Task.CompletedTask);

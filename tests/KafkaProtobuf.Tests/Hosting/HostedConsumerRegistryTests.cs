@@ -151,7 +151,7 @@ public sealed class HostedConsumerRegistryTests : IDisposable
         builder.Services
             .AddKafkaProtobufConsumer<Ignore, IMessage>("orders", configuration.GetSection("Kafka:Orders"), options =>
             {
-                options.DeadLetterProducer = _cluster.CreateProducerConfig();
+                options.CopyProducer = _cluster.CreateProducerConfig();
                 options.FailureExitCode = 0; // not the test process's exit code
                 options.StopApplicationOnFailure = false;
             })

@@ -35,7 +35,7 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         headers.TryGetLastBytes(name, out byte[] bytes) ? DateTimeOffset.FromUnixTimeMilliseconds(long.Parse(Encoding.UTF8.GetString(bytes), CultureInfo.InvariantCulture)) : null;
 
     private static int AttemptOf(Headers headers) =>
-        headers.TryGetLastBytes(RetryHeaderNames.Attempt, out byte[] bytes) ? int.Parse(Encoding.UTF8.GetString(bytes), CultureInfo.InvariantCulture) : 0;
+        headers.TryGetLastBytes(RetryHeaderNames.Tier, out byte[] bytes) ? int.Parse(Encoding.UTF8.GetString(bytes), CultureInfo.InvariantCulture) : 0;
 
     private void CreateTopics(string topic)
     {
@@ -107,7 +107,7 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal(2, letters.Count);
         ConsumeResult<byte[], byte[]> five = letters.Single(l => FirstSource(l.Message.Headers).Offset.Value == 5);
         Assert.Equal(new TopicPartitionOffset("orders", 0, 5), SourceOf(five.Message.Headers));
-        Assert.False(five.Message.Headers.TryGetLastBytes(RetryHeaderNames.Attempt, out _));
+        Assert.False(five.Message.Headers.TryGetLastBytes(RetryHeaderNames.Tier, out _));
 
         ConsumeResult<byte[], byte[]> seven = letters.Single(l => FirstSource(l.Message.Headers).Offset.Value == 7);
         Assert.Equal(GoodValue(7), seven.Message.Value); // byte for byte through every hop
@@ -204,7 +204,7 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Headers Forged() => new()
         {
             { RetryHeaderNames.Due, Encoding.UTF8.GetBytes("99999999999999999") }, // past DateTimeOffset's range
-            { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("2147483647") },
+            { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes("2147483647") },
             { DeadLetterHeaderNames.SourceTopic, Encoding.UTF8.GetBytes("payments") },
             { DeadLetterHeaderNames.SourcePartition, Encoding.UTF8.GetBytes("7") },
             { DeadLetterHeaderNames.SourceOffset, Encoding.UTF8.GetBytes("99") },

@@ -83,7 +83,7 @@ public abstract class HostedConsumerTestBase : IDisposable
                 options.Consumer.AutoCommitIntervalMs = 100;
                 options.Topics.Add(topic);
                 options.DeadLetterTopic = topic + ".dlq";
-                options.DeadLetterProducer = Cluster.CreateProducerConfig();
+                options.CopyProducer = Cluster.CreateProducerConfig();
                 options.ReadAgainDelay = TimeSpan.FromMilliseconds(50);
                 options.FailureExitCode = 0; // a failing consumer in a test must not set the test process's exit code
                 options.HandlerFailures.RetryBackoff = TimeSpan.FromMilliseconds(10);

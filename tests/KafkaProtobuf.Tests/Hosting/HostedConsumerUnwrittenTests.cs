@@ -58,12 +58,12 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
             }
         }, options =>
         {
-            options.MaxConcurrentRecords = mode == "partition-parallel" ? 4 : 1;
+            options.MaxConcurrentHandlers = mode == "partition-parallel" ? 4 : 1;
             options.HandlerFailures.MaxAttempts = 2;
             options.Batches.MaxSize = 1; // each record a batch of its own: the split is not what this test is about
             options.Batches.MaxWait = TimeSpan.FromMilliseconds(50);
-            options.DeadLetterTimeout = TimeSpan.FromMilliseconds(500);
-            options.DeadLetterProducer!.AllowAutoCreateTopics = false; // a broker that does not create topics
+            options.CopyTimeout = TimeSpan.FromMilliseconds(500);
+            options.CopyProducer!.AllowAutoCreateTopics = false; // a broker that does not create topics
         }, services =>
         {
             services.AddSingleton<IConsumerProbe>(probe);

@@ -30,14 +30,14 @@ public sealed class UnwrittenFailuresTests
     }
 
     [Fact]
-    public void ReleasedPartitions_ForgetTheirFailures_AndOnlyTheirs()
+    public void RevokedPartitions_ForgetTheirFailures_AndOnlyTheirs()
     {
         var unwritten = new UnwrittenFailures();
         unwritten.Keep(new TopicPartitionOffset("orders", 3, 41), Failed);
         unwritten.Keep(new TopicPartitionOffset("orders", 4, 7), Failed);
         unwritten.Keep(new TopicPartitionOffset("payments", 3, 9), Failed);
 
-        unwritten.Release([new TopicPartition("orders", 3), new TopicPartition("refunds", 0)]);
+        unwritten.Forget([new TopicPartition("orders", 3), new TopicPartition("refunds", 0)]);
 
         Assert.False(unwritten.TryTake("orders", 3, 41, out _));
         Assert.True(unwritten.TryTake("orders", 4, 7, out _));

@@ -33,7 +33,7 @@ public sealed class RecommendedLoop<TKey, TValue>
     public string Name { get; init; } = "loop";
 
     /// <summary>How long DeadLetter waits for the broker's acknowledgement.</summary>
-    public TimeSpan DeadLetterTimeout { get; init; } = TimeSpan.FromSeconds(10);
+    public TimeSpan CopyTimeout { get; init; } = TimeSpan.FromSeconds(10);
 
     /// <summary>The back-off after a retriable dead-letter failure.</summary>
     public TimeSpan BackOff { get; init; } = TimeSpan.FromMilliseconds(100);
@@ -51,14 +51,14 @@ public sealed class RecommendedLoop<TKey, TValue>
     public Action<ConsumeResult<TKey, TValue>>? AfterGood { get; init; }
 
     /// <summary>Called with each dead letter written.</summary>
-    public Action<DeadLetterResult>? AfterDeadLettered { get; init; }
+    public Action<CopyResult>? AfterDeadLettered { get; init; }
 
     /// <summary>Called after each retriable dead-letter failure, before the back-off.</summary>
     public Action<DeadLetterException>? AfterDeadLetterFailure { get; init; }
 
     public ConcurrentQueue<ConsumeResult<TKey, TValue>> Good { get; } = new();
 
-    public ConcurrentQueue<DeadLetterResult> DeadLettered { get; } = new();
+    public ConcurrentQueue<CopyResult> DeadLettered { get; } = new();
 
     public ConcurrentQueue<DeadLetterException> DeadLetterFailures { get; } = new();
 
@@ -124,7 +124,7 @@ public sealed class RecommendedLoop<TKey, TValue>
                     Volatile.Write(ref _phase, "dead-lettering " + e.ConsumerRecord.TopicPartitionOffset);
                     try
                     {
-                        DeadLetterResult written = _consumer.DeadLetter(e, _deadLetters, _deadLetterTopic, DeadLetterTimeout, _offsetHandling);
+                        CopyResult written = _consumer.DeadLetter(e, _deadLetters, _deadLetterTopic, CopyTimeout, _offsetHandling);
                         DeadLettered.Enqueue(written);
                         AfterDeadLettered?.Invoke(written);
                     }

@@ -124,7 +124,7 @@ internal static class HostingSnippets
                 options.Consumer = new ConsumerConfig { BootstrapServers = "localhost:9092", GroupId = "order-service" };
                 options.Topics.Add("shop.orders");
                 options.DeadLetterTopic = "shop.orders.dlq";
-                options.MaxConcurrentRecords = 6;              // e.g. one per partition this member owns
+                options.MaxConcurrentHandlers = 6;              // e.g. one per partition this member owns
                 options.HandlingOrder = HandlingOrder.Key;     // optional: one partition's keys overlap too
                 options.MaxReadAheadBytes = 64L << 20;         // then fetching pauses
             })
@@ -144,7 +144,7 @@ internal static class HostingSnippets
                 options.DeadLetterTopic = "shop.orders.dlq";
                 options.Batches.MaxSize = 100;                          // records per batch at most
                 options.Batches.MaxWait = TimeSpan.FromMilliseconds(500); // a partial batch is handed over then
-                options.MaxConcurrentRecords = 3;                       // batches of different partitions at once
+                options.MaxConcurrentHandlers = 3;                       // batches of different partitions at once
             })
             .WithProtobufValues()
             .HandleBatch(async (IReadOnlyList<ConsumeResult<string, OrderPlaced>> batch, CancellationToken token) =>

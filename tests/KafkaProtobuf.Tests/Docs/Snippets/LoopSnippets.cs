@@ -61,8 +61,8 @@ internal static class LoopSnippets
     internal static void ManualCommit(IConsumer<string, OrderPlaced> consumer, ConsumeException e, IProducer<byte[], byte[]> deadLetterProducer)
     {
         #region manual-commit
-        DeadLetterResult result = consumer.DeadLetter(e, deadLetterProducer, "shop.orders.dlq", TimeSpan.FromSeconds(10), DeadLetterOffsetHandling.StoreAndCommit);
-        if (result.Offset == DeadLetterOffsetOutcome.NotCommitted)
+        CopyResult result = consumer.DeadLetter(e, deadLetterProducer, "shop.orders.dlq", TimeSpan.FromSeconds(10), DeadLetterOffsetHandling.StoreAndCommit);
+        if (result.Offset == OffsetOutcome.NotCommitted)
         {
             // e.g. RebalanceInProgress: the stored offset goes with the next commit, or the partition's next owner reads
             // the record again (at least once, never lost).

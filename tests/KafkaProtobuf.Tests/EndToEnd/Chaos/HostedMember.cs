@@ -33,7 +33,7 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
     private bool _ended;
 
     /// <param name="batches">Null: a record handler; else a batch handler making batches so.</param>
-    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentRecords, HandlingOrder handlingOrder, BatchOptions? batches = null)
+    public HostedMember(string name, ConsumerConfig config, RegistryClient registry, ProducerConfig deadLetterProducer, string deadLetterTopic, string topic, DeliveryLog log, Action<bool> throttle, int maxConcurrentHandlers, HandlingOrder handlingOrder, BatchOptions? batches = null)
         : base(name, log)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
@@ -46,13 +46,13 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
                 options.Consumer = config;
                 options.Topics.Add(topic);
                 options.DeadLetterTopic = deadLetterTopic;
-                options.DeadLetterProducer = deadLetterProducer;
+                options.CopyProducer = deadLetterProducer;
                 options.ReadAgainDelay = TimeSpan.FromMilliseconds(100);
                 options.FailureExitCode = 0; // not the test process's exit code
                 options.HandlerFailures.RetryBackoff = TimeSpan.FromMilliseconds(10);
                 options.HandlerFailures.MaxRetryBackoff = TimeSpan.FromMilliseconds(100);
                 options.StopApplicationOnFailure = false; // the test reads the failure from Failure
-                options.MaxConcurrentRecords = maxConcurrentRecords;
+                options.MaxConcurrentHandlers = maxConcurrentHandlers;
                 options.HandlingOrder = handlingOrder;
                 if (batches is not null)
                 {
@@ -70,13 +70,13 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
                 // In partition-parallel mode every third record awaits, so lanes have workers and, per key, records
                 // finish out of their partition's order; the rest complete at once, on the loop thread.
                 int sequence = SequenceOf(record.Message.Value);
-                return maxConcurrentRecords > 1 && sequence % 3 == 0 ? HandleAfterYield(record, sequence) : Handle(record, sequence);
+                return maxConcurrentHandlers > 1 && sequence % 3 == 0 ? HandleAfterYield(record, sequence) : Handle(record, sequence);
             });
         }
         else
         {
             // Partition-parallel batches await, so that several partitions' batches are in handlers at once.
-            consumer.HandleBatch((records, _) => maxConcurrentRecords > 1 ? HandleBatchAfterYield(records) : HandleBatch(records));
+            consumer.HandleBatch((records, _) => maxConcurrentHandlers > 1 ? HandleBatchAfterYield(records) : HandleBatch(records));
         }
 
         _host = builder.Build();

@@ -52,7 +52,7 @@ public sealed class RetryTiersTests
         // The copy: the record's own headers first, then one set per hop; the first failure's time once.
         Assert.Equal([1, 2, 3], second.Value);
         Assert.Equal("own", second.Headers[0].Key);
-        Assert.Equal(["1", "2"], Values(second.Headers, RetryHeaderNames.Attempt));
+        Assert.Equal(["1", "2"], Values(second.Headers, RetryHeaderNames.Tier));
         Assert.Equal([Now.ToUnixTimeMilliseconds().ToString(System.Globalization.CultureInfo.InvariantCulture)], Values(second.Headers, RetryHeaderNames.FirstFailure));
         Assert.Equal(["orders", "orders.retry.1"], Values(second.Headers, DeadLetterHeaderNames.SourceTopic));
         Assert.Equal(["no answer", "still no answer"], Values(second.Headers, DeadLetterHeaderNames.ErrorMessage));
@@ -80,7 +80,7 @@ public sealed class RetryTiersTests
     public void ADueTimeOnARecordOfAnotherTopic_PlaysNoPart_AndOnARetryTopicIsBelievedNoFurtherThanTheTiersDelayAndTheSkew(string due)
     {
         RetryTiers tiers = Tiers();
-        var headers = new Headers { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes(due) }, { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("1") } };
+        var headers = new Headers { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes(due) }, { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes("1") } };
 
         Assert.False(tiers.NotYetDue(Record("orders", 3, headers), out _));
         Assert.False(tiers.NotYetDue(Record("orders.retry.1", 3, headers), out _)); // due at once: never held longer than 10 s plus the skew
@@ -106,14 +106,14 @@ public sealed class RetryTiersTests
     public void AnAttemptHeader_NeverDecidesTheTier_TheTopicsNameDoes(string attempt)
     {
         RetryTiers tiers = Tiers();
-        var headers = new Headers { { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes(attempt) } };
+        var headers = new Headers { { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes(attempt) } };
 
         Assert.Equal("orders.retry.1", tiers.NextTopic(Record("orders", 3, headers), out int first));
         Message<byte[], byte[]> copy = tiers.Copy(Record("orders", 3, headers), new TimeoutException("no answer"), first, out _); // threw for -1 and int.MaxValue
         Assert.Equal("orders.retry.2", tiers.NextTopic(Record("orders.retry.1", 3, headers), out _));
         Assert.Null(tiers.NextTopic(Record("orders.retry.2", 3, headers), out _));
         Assert.Equal(1, first);
-        Assert.Equal("1", Encoding.UTF8.GetString(copy.Headers.GetLastBytes(RetryHeaderNames.Attempt)));
+        Assert.Equal("1", Encoding.UTF8.GetString(copy.Headers.GetLastBytes(RetryHeaderNames.Tier)));
     }
 
     [Fact]
@@ -125,7 +125,7 @@ public sealed class RetryTiersTests
             { DeadLetterHeaderNames.SourceTopic, Encoding.UTF8.GetBytes("payments") },
             { DeadLetterHeaderNames.SourcePartition, Encoding.UTF8.GetBytes("7") },
             { DeadLetterHeaderNames.SourceOffset, Encoding.UTF8.GetBytes("99") },
-            { RetryHeaderNames.Attempt, Encoding.UTF8.GetBytes("1") },
+            { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes("1") },
         };
         ConsumeResult<byte[], byte[]> record = Record("orders", 41, forged);
 

@@ -11,7 +11,7 @@ using Xunit;
 namespace KafkaProtobuf.Tests.Hosting.Scheduling;
 
 /// <summary>A record of the scheduler's tests: a position and a key, no Kafka client.</summary>
-internal sealed class TestRecord : ScheduledRecord
+internal sealed class TestRecord : ScheduledWork
 {
     public TestRecord(int partition, long offset, string key, bool poison = false)
     {
@@ -51,7 +51,7 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
     {
         Settings = new SchedulerSettings
         {
-            MaxConcurrentRecords = maxConcurrent,
+            MaxConcurrentHandlers = maxConcurrent,
             MaxReadAheadBytes = readAhead,
             SequencesPerPartition = perKey ? 4 * maxConcurrent : 1,
             ReadAgainDelay = TimeSpan.FromSeconds(1),

@@ -8,7 +8,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// its handler (a poison record only needs the loop), and what its handler made of it. The consumer's own record type
 /// derives from it; the scheduler's tests use one of their own.
 /// </summary>
-internal abstract class ScheduledRecord
+internal abstract class ScheduledWork
 {
     public string Topic { get; private set; } = string.Empty;
 
@@ -46,7 +46,7 @@ internal abstract class ScheduledRecord
     internal int Generation { get; set; }
 
     /// <summary>Loop thread only: handed back, so it may be concluded once every earlier record of its partition is.</summary>
-    internal bool Done { get; set; }
+    internal bool Handled { get; set; }
 
     /// <summary>Places the record (a reused one included) before it is offered to the scheduler.</summary>
     protected void Place(string topic, Partition partition, Offset offset, uint keyHash, bool needsHandler)
@@ -59,6 +59,6 @@ internal abstract class ScheduledRecord
         Result = default;
         HeldBytes = 0;
         Sequence = null;
-        Done = false;
+        Handled = false;
     }
 }

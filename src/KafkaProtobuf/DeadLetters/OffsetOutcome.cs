@@ -1,7 +1,7 @@
 namespace KafkaProtobuf.DeadLetters;
 
-/// <summary>What became of the offset past a dead-lettered record (<see cref="DeadLetterResult.Offset"/>).</summary>
-public enum DeadLetterOffsetOutcome
+/// <summary>What became of the offset past a record once its copy was written (<see cref="CopyResult.Offset"/>).</summary>
+public enum OffsetOutcome
 {
     /// <summary>
     /// The offset past the record is stored; the consumer's next commit carries it. (With
@@ -15,7 +15,7 @@ public enum DeadLetterOffsetOutcome
     /// <summary>
     /// The offset could not be stored, nor committed: the partition is no longer assigned to this consumer (revoked or
     /// lost in a rebalance). Its new owner consumes the record again and dead-letters it a second time; at least once,
-    /// never lost. <see cref="DeadLetterResult.OffsetError"/> says why.
+    /// never lost. <see cref="CopyResult.OffsetError"/> says why.
     /// </summary>
     NotStored = 2,
 
@@ -23,7 +23,7 @@ public enum DeadLetterOffsetOutcome
     /// <see cref="DeadLetterOffsetHandling.StoreAndCommit"/>: the offset is stored but the commit failed (e.g.
     /// <c>RebalanceInProgress</c>, <c>IllegalGeneration</c>, <c>UnknownMemberId</c>, a timeout). The next successful
     /// commit carries it; if the partition moves to another member first, that member consumes the record again.
-    /// <see cref="DeadLetterResult.OffsetError"/> says why.
+    /// <see cref="CopyResult.OffsetError"/> says why.
     /// </summary>
     NotCommitted = 3,
 }
