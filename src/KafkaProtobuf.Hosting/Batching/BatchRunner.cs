@@ -4,7 +4,6 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
-using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.Hosting.Batching;
 
@@ -17,17 +16,13 @@ internal sealed class BatchRunner<TKey, TValue>
 {
     private readonly HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> _runner;
     private readonly FailedBatchAction _whenAttemptsRunOut;
-    private readonly string _consumer;
-    private readonly ILogger _logger;
-    private readonly KeyValuePair<string, object?> _tag;
+    private readonly HandlerEvents _events;
 
-    public BatchRunner(HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> runner, FailedBatchAction whenAttemptsRunOut, string consumer, ILogger logger)
+    public BatchRunner(HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> runner, FailedBatchAction whenAttemptsRunOut, HandlerEvents events)
     {
         _runner = runner;
         _whenAttemptsRunOut = whenAttemptsRunOut;
-        _consumer = consumer;
-        _logger = logger;
-        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer);
+        _events = events;
     }
 
     /// <summary>What a batch is, in log lines: its place, or its first record's and how many follow.</summary>
@@ -38,7 +33,7 @@ internal sealed class BatchRunner<TKey, TValue>
     /// <summary>Runs the handler on the batch until it completes or fails for good (then split, if so configured); the records' own results, if split, in <see cref="RecordBatch{TKey, TValue}.RecordResults"/>.</summary>
     public ValueTask<HandlerResult> RunAsync(RecordBatch<TKey, TValue> batch, Activity? activity)
     {
-        ConsumerMetrics.BatchStarting(_tag, batch.Count);
+        _events.BatchStarting(batch.Count);
         ValueTask<HandlerResult> run = _runner.RunAsync(batch.ForHandler, activity);
         if (!run.IsCompletedSuccessfully)
         {
@@ -62,7 +57,7 @@ internal sealed class BatchRunner<TKey, TValue>
     {
         if (result.Outcome == HandlerOutcome.Handled)
         {
-            ConsumerMetrics.BatchHandled(_tag);
+            _events.BatchHandled();
         }
 
         return result;
@@ -75,8 +70,7 @@ internal sealed class BatchRunner<TKey, TValue>
     /// </summary>
     private async ValueTask<HandlerResult> SplitAsync(RecordBatch<TKey, TValue> batch, Activity? activity, HandlerResult failed)
     {
-        ConsumerLog.BatchSplit(_logger, _consumer, batch.Describe(), batch.Count, failed.Failure!);
-        ConsumerTracing.Split(activity, batch.Count);
+        _events.BatchSplit(activity, batch.Describe(), batch.Count, failed.Failure!);
         var results = new HandlerResult[batch.Count];
         HandlerResult overall = default;
         bool ended = false;

@@ -1,12 +1,10 @@
 using System;
-using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Health;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.Hosting.Handling;
 
@@ -19,7 +17,6 @@ namespace KafkaProtobuf.Hosting.Handling;
 internal sealed class HandlerRunner<TWork>
     where TWork : class
 {
-    private readonly string _consumer;
     private readonly Func<IServiceProvider, TWork, CancellationToken, Task> _handler;
     private readonly bool _needsScope;
     private readonly IServiceProvider _services;
@@ -28,12 +25,10 @@ internal sealed class HandlerRunner<TWork>
     private readonly HandlerFailureOptions _failures;
     private readonly ExponentialBackoff _backoff;
     private readonly ConsumerStatus _status;
-    private readonly ILogger _logger;
-    private readonly KeyValuePair<string, object?> _tag;
+    private readonly HandlerEvents _events;
     private readonly CancellationToken _stopping;
     private readonly CancellationToken _abort;
 
-    /// <param name="consumer">The consumer's name.</param>
     /// <param name="handler">The handler: the services (a new scope's when <paramref name="needsScope"/>), the work, the abort token.</param>
     /// <param name="needsScope">Whether each run gets a service scope of its own.</param>
     /// <param name="services">The application's services.</param>
@@ -41,11 +36,10 @@ internal sealed class HandlerRunner<TWork>
     /// <param name="recordsOf">How many records the work holds, for the handled-records counter; null for one.</param>
     /// <param name="failures">The retry policy.</param>
     /// <param name="status">Counts failures for the health check.</param>
-    /// <param name="logger">The consumer's logger.</param>
+    /// <param name="events">Where retries, cancellations and failures are written (span, metrics, log).</param>
     /// <param name="stopping">Cancelled at shutdown: a retry's wait ends, and the work is not concluded.</param>
     /// <param name="abort">Cancelled when the host's shutdown timeout runs out: given to the handler.</param>
     public HandlerRunner(
-        string consumer,
         Func<IServiceProvider, TWork, CancellationToken, Task> handler,
         bool needsScope,
         IServiceProvider services,
@@ -53,11 +47,10 @@ internal sealed class HandlerRunner<TWork>
         Func<TWork, int>? recordsOf,
         HandlerFailureOptions failures,
         ConsumerStatus status,
-        ILogger logger,
+        HandlerEvents events,
         CancellationToken stopping,
         CancellationToken abort)
     {
-        _consumer = consumer;
         _handler = handler;
         _needsScope = needsScope;
         _services = services;
@@ -66,8 +59,7 @@ internal sealed class HandlerRunner<TWork>
         _failures = failures;
         _backoff = new ExponentialBackoff(failures.RetryBackoff, failures.MaxRetryBackoff, failures.Jitter);
         _status = status;
-        _logger = logger;
-        _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer);
+        _events = events;
         _stopping = stopping;
         _abort = abort;
     }
@@ -75,7 +67,7 @@ internal sealed class HandlerRunner<TWork>
     /// <summary>Runs the handler until it completes or fails for good. One that completes at once costs a call: no async state machine.</summary>
     public ValueTask<HandlerResult> RunAsync(TWork work, Activity? activity)
     {
-        long started = ConsumerMetrics.HandlerStarting();
+        long started = HandlerEvents.Starting();
         Task first;
         try
         {
@@ -100,7 +92,7 @@ internal sealed class HandlerRunner<TWork>
     {
         for (int attempt = 1; ; attempt++)
         {
-            long started = attempt == 1 ? firstStarted : ConsumerMetrics.HandlerStarting();
+            long started = attempt == 1 ? firstStarted : HandlerEvents.Starting();
             try
             {
                 Task handling = attempt == 1 ? first : Invoke(work);
@@ -116,8 +108,7 @@ internal sealed class HandlerRunner<TWork>
             catch (OperationCanceledException e) when (_abort.IsCancellationRequested)
             {
                 Ran(work, started, completed: false);
-                ConsumerTracing.Failed(activity, e);
-                ConsumerLog.HandlerCancelled(_logger, _consumer, _describe(work));
+                _events.Cancelled(activity, e, _describe(work));
                 return new HandlerResult(HandlerOutcome.Cancelled, e);
             }
             catch (Exception e)
@@ -133,14 +124,12 @@ internal sealed class HandlerRunner<TWork>
 
                 if (action != HandlerFailureAction.Retry)
                 {
-                    ConsumerTracing.Failed(activity, e);
+                    HandlerEvents.FailedForGood(activity, e);
                     return new HandlerResult(action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e, ranOut);
                 }
 
                 TimeSpan delay = _backoff.Delay(attempt);
-                ConsumerMetrics.Retried(_tag);
-                ConsumerTracing.Retrying(activity, e, attempt, delay);
-                ConsumerLog.HandlerRetrying(_logger, _consumer, _describe(work), attempt, _failures.MaxAttempts, delay, e);
+                _events.Retrying(activity, e, _describe(work), attempt, _failures.MaxAttempts, delay);
                 try
                 {
                     await Task.Delay(delay, _stopping).ConfigureAwait(false);
@@ -154,7 +143,7 @@ internal sealed class HandlerRunner<TWork>
     }
 
     private void Ran(TWork work, long started, bool completed) =>
-        ConsumerMetrics.HandlerRan(_tag, started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0);
+        _events.Ran(started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0);
 
     private Task Invoke(TWork work) => _needsScope ? InvokeScoped(work) : _handler(_services, work, _abort);
 

@@ -1,5 +1,4 @@
 using System.Threading.Tasks;
-using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Handling;
 
 namespace KafkaProtobuf.Hosting.Scheduling;

@@ -41,6 +41,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private readonly CancellationTokenSource _abortHandler = new();
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly IConsumerProbe? _probe;
+    private readonly HandlerEvents _handlerEvents;
     private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private ConsumeStep<TKey, TValue>? _step;
@@ -57,6 +58,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger("KafkaProtobuf.Hosting.Consumer." + registration.Name) ?? NullLogger.Instance;
         _status = services.GetRequiredService<KafkaProtobufConsumerStates>().For(registration.Name);
         _probe = services.GetService<IConsumerProbe>();
+        _handlerEvents = new HandlerEvents(registration.Name, _logger);
     }
 
     internal string Name => _registration.Name;
@@ -207,7 +209,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         if (_registration.BatchHandler is { } batchHandler)
         {
             var runner = new BatchRunner<TKey, TValue>(
-                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count), _options.Batches.WhenBatchFails, Name, _logger);
+                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count), _options.Batches.WhenBatchFails, _handlerEvents);
             var collector = new BatchCollector<TKey, TValue>(_options.Batches);
             return _options.Batches.AcrossPartitions
                 ? new BatchAcrossPartitionsLoop<TKey, TValue>(parts, runner, collector)
@@ -226,7 +228,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
 
     private HandlerRunner<THandled> NewHandlerRunner<THandled>(Func<IServiceProvider, THandled, CancellationToken, Task> handler, Func<THandled, string> describe, Func<THandled, int>? count)
         where THandled : class =>
-        new(Name, handler, _registration.HandlerNeedsScope, _services, describe, count, _options.HandlerFailures, _status, _logger, _stopTaking.Token, _abortHandler.Token);
+        new(handler, _registration.HandlerNeedsScope, _services, describe, count, _options.HandlerFailures, _status, _handlerEvents, _stopTaking.Token, _abortHandler.Token);
 
     void IConsumeStepOwner.Revoked(IReadOnlyList<TopicPartition> partitions)
     {
