@@ -60,6 +60,7 @@ public static class EndToEnd
             }
 
             modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay), sequential: delay == TimeSpan.Zero)));
+            modes.Add(("hosted consumer, one at a time through the scheduled loop", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay, scheduled: true), sequential: delay == TimeSpan.Zero)));
             modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay), sequential: false)));
             modes.Add(($"hosted consumer, partition-parallel per key ({PerKeyAtOnce} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, PerKeyAtOnce, delay, HandlingOrder.Key), sequential: false)));
             modes.Add(($"hosted consumer, batches of {BatchSize} (one at a time)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay, batchSize: BatchSize), sequential: false)));

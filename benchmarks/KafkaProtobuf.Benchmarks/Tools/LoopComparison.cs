@@ -91,7 +91,8 @@ internal static class LoopComparison
     /// <param name="handlerDelay">How long the handler awaits per record (with batches: per batch).</param>
     /// <param name="order">Partition or per-key order.</param>
     /// <param name="batchSize">0: a record handler; else a batch handler with batches of up to this many records.</param>
-    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentHandlers, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0)
+    /// <param name="scheduled">One at a time through the scheduled loop, not the sequential one (the cost of one loop for every mode).</param>
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentHandlers, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0, bool scheduled = false)
     {
         config.EnableAutoCommit = null;
         var window = new EndToEndWindow(records);
@@ -106,6 +107,7 @@ internal static class LoopComparison
                 options.MaxConcurrentHandlers = maxConcurrentHandlers;
                 options.HandlingOrder = order;
                 options.Batches.MaxSize = Math.Max(batchSize, 1);
+                options.ScheduleOneAtATime = scheduled;
             })
             .WithProtobufValues();
         if (batchSize > 0)

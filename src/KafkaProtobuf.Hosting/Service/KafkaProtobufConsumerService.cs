@@ -220,7 +220,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             _registration.Handler!, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null);
 
         // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot, records are still handled one at a time).
-        return _options.MaxConcurrentHandlers > 1 || parts.Retries is not null
+        return _options.MaxConcurrentHandlers > 1 || parts.Retries is not null || _options.ScheduleOneAtATime
             ? new ScheduledLoop<TKey, TValue, ParallelRecord<TKey, TValue>>(
                 parts, new RecordIntake<TKey, TValue>(parts.Step, parts.Conclusion, handler, parts.Tracing, parts.Retries, perKey), scheduling)
             : new SequentialLoop<TKey, TValue>(parts, handler);
