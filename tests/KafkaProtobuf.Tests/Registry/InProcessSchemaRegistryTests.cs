@@ -239,6 +239,16 @@ public sealed class InProcessSchemaRegistryTests : IDisposable
     }
 
     [Fact]
+    public async Task Stop_ClosesOpenConnections_SoAClientsPooledConnectionReachesNothing()
+    {
+        Assert.Equal(HttpStatusCode.OK, (await Send(HttpMethod.Get, "/subjects")).Status); // leaves a kept-alive connection in _http's pool
+
+        _registry.Stop();
+
+        await Assert.ThrowsAsync<HttpRequestException>(() => _http.GetAsync(_registry.Url + "/subjects"));
+    }
+
+    [Fact]
     public async Task StartAgain_WhileClientsKeepConnecting_ListensEveryTime()
     {
         // HttpListener on Linux throws from Start when a connection is already waiting as it begins to accept, and
