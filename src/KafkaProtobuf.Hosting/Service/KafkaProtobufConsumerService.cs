@@ -42,7 +42,6 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     private readonly TaskCompletionSource<bool> _loopEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly IConsumerProbe? _probe;
     private readonly HandlerEvents _handlerEvents;
-    private ConsumerTracing _tracing = null!;
     private KafkaProtobufConsumerOptions _options = null!;
     private ConsumeStep<TKey, TValue>? _step;
     private IProducer<byte[], byte[]>? _copies; // writes dead letters and retry topics' copies
@@ -78,7 +77,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     public Task StartAsync(CancellationToken cancellationToken)
     {
         _options = CreateOptions();
-        _tracing = new ConsumerTracing(Name, _options.Consumer.GroupId);
+        var tracing = new ConsumerTracing(Name, _options.Consumer.GroupId);
         _step = new ConsumeStep<TKey, TValue>(
             Name,
             _options.ConsumerConfigForLoop(),
@@ -104,9 +103,9 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             retries,
             _status,
             new ConclusionEvents(Name, _logger, _probe),
-            _tracing,
+            tracing,
             Fail);
-        _parts = new LoopParts<TKey, TValue>(Name, _step, _conclusion, _tracing, retries, _probe, _options.ReadAgainDelay, _stopTaking.Token, _abortHandler.Token);
+        _parts = new LoopParts<TKey, TValue>(Name, _step, _conclusion, tracing, retries, _probe, _options.ReadAgainDelay, _stopTaking.Token, _abortHandler.Token);
         _loop = NewLoop(_parts);
 
         _step.Subscribe(_options.SubscribedTopics());
@@ -145,7 +144,11 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     /// </summary>
     internal void Abandon()
     {
-        _parts!.Abandoned = true;
+        if (_parts is not null)
+        {
+            _parts.Abandoned = true;
+        }
+
         _stopTaking.Cancel();
         _abortHandler.Cancel();
         if (_thread is not null && !_thread.Join(CloseGrace))
