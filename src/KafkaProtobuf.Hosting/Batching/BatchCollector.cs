@@ -124,6 +124,19 @@ internal sealed class BatchCollector<TKey, TValue>
         }
     }
 
+    /// <summary>
+    /// Partitions taken away: their records in open batches are their new owner's (and, should this member get them
+    /// back, read again from the committed offset: an old batch handed over then would store an offset past records of
+    /// the new reading not yet handled).
+    /// </summary>
+    public void Discard(IEnumerable<TopicPartition> partitions)
+    {
+        foreach (TopicPartition partition in partitions)
+        {
+            Discard(partition);
+        }
+    }
+
     /// <summary>Shutdown: every open batch is dropped, not committed (read again when the group next reads its partitions).</summary>
     public void DiscardAll()
     {

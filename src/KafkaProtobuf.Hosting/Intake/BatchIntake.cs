@@ -77,17 +77,7 @@ internal sealed class BatchIntake<TKey, TValue> : IIntake<TKey, TValue, RecordBa
     public bool CutBefore(PartitionScheduler<RecordBatch<TKey, TValue>> scheduler, TopicPartitionOffset record) =>
         _collector.Cut(record.Topic, record.Partition) is not { } before || scheduler.Offer(before, out _);
 
-    /// <summary>
-    /// Their records in open batches are their new owner's (and, should this member get them back, read again from the
-    /// committed offset: an old batch handed over then would store an offset past records of the new reading not yet handled).
-    /// </summary>
-    public void Revoked(IReadOnlyList<TopicPartition> partitions)
-    {
-        foreach (TopicPartition partition in partitions)
-        {
-            _collector.Discard(partition);
-        }
-    }
+    public void Revoked(IReadOnlyList<TopicPartition> partitions) => _collector.Discard(partitions);
 
     public void Ended() => _collector.DiscardAll();
 

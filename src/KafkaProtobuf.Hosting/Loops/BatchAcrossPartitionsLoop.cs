@@ -45,17 +45,9 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
         }
     }
 
-    /// <summary>
-    /// Their records in open batches are their new owner's (and, should this member get them back, read again from the
-    /// committed offset: an old batch handed over then would store an offset past records of the new reading not yet handled).
-    /// </summary>
     public bool Revoke(IReadOnlyList<TopicPartition> partitions)
     {
-        foreach (TopicPartition partition in partitions)
-        {
-            _collector.Discard(partition);
-        }
-
+        _collector.Discard(partitions);
         return true;
     }
 
