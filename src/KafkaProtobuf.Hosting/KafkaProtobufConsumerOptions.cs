@@ -75,9 +75,10 @@ public sealed class KafkaProtobufConsumerOptions
 
     /// <summary>
     /// Partition-parallel and batches: how much memory records taken and not yet done may hold, across all partitions
-    /// (waiting for or in a handler, finished before an earlier one, or in a batch being handled). A record counts twice
-    /// its key and value bytes as read (the copy kept for its dead letter, and its deserialized message, taken to be as
-    /// large) plus 512 bytes for the objects around them (its consume result, message and headers). When the total reaches this, the
+    /// (waiting for or in a handler, finished before an earlier one, or in a batch being handled). A record counts its
+    /// key and value bytes as read (the copy kept for its dead letter) plus 512 bytes for the objects around them (its
+    /// consume result, message and headers); twice its bytes in key order and in batches, where it is deserialized when
+    /// consumed (its message taken to be as large); in partition order it is deserialized when a handler takes it. When the total reaches this, the
     /// partition that took the last record pauses its fetching, and every partition paused so resumes once half of the
     /// budget is free. Default 64 MiB, as librdkafka's own <c>queued.max.messages.kbytes</c> (which comes on top: what
     /// librdkafka fetched and the loop has not taken yet). At least one record is always taken, however large.
@@ -118,80 +119,60 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public int FailureExitCode { get; set; } = 1;
 
-    /// <summary>Checks the options before the consumer starts; <paramref name="batches"/> when its handler takes batches.</summary>
-    /// <exception cref="InvalidOperationException">What is missing or contradicts the offset rule.</exception>
+    /// <summary>
+    /// Checks the options before the consumer starts, <paramref name="batches"/> when its handler takes batches: every
+    /// rule broken is named at once (see <c>OptionProblems</c>, as the other packages' options are checked).
+    /// </summary>
+    /// <exception cref="InvalidOperationException">What is missing, out of range, or contradicts the offset rule.</exception>
     internal void Validate(string name, bool batches = false)
     {
-        string Prefix() => "The KafkaProtobuf consumer '" + name + "': ";
-        if (Topics.Count == 0)
-        {
-            throw new InvalidOperationException(Prefix() + "no topic to read: add one to Topics.");
-        }
-
-        if (string.IsNullOrEmpty(Consumer.BootstrapServers) || string.IsNullOrEmpty(Consumer.GroupId))
-        {
-            throw new InvalidOperationException(Prefix() + "the consumer needs bootstrap.servers and group.id.");
-        }
-
-        if (Consumer.EnableAutoOffsetStore == true || Consumer.EnableAutoCommit == false)
-        {
-            throw new InvalidOperationException(Prefix() + "the hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.");
-        }
-
-        if (MaxConcurrentHandlers < 1 || MaxReadAheadBytes < 1 || RevokeTimeout < TimeSpan.Zero)
-        {
-            throw new InvalidOperationException(Prefix() + "MaxConcurrentHandlers and MaxReadAheadBytes must be at least 1, and RevokeTimeout not negative.");
-        }
-
-        if (HandlingOrder is not (HandlingOrder.Partition or HandlingOrder.Key))
-        {
-            throw new InvalidOperationException(Prefix() + "HandlingOrder must be Partition or Key.");
-        }
-
-        if (HandlerFailures.MaxAttempts < 1)
-        {
-            throw new InvalidOperationException(Prefix() + "HandlerFailures.MaxAttempts must be at least 1.");
-        }
-
-        if (HandlerFailures.RetryBackoff < TimeSpan.Zero || HandlerFailures.MaxRetryBackoff < HandlerFailures.RetryBackoff || ReadAgainDelay < TimeSpan.Zero || CopyTimeout <= TimeSpan.Zero)
-        {
-            throw new InvalidOperationException(Prefix() + "delays must not be negative, HandlerFailures.MaxRetryBackoff not below RetryBackoff, and CopyTimeout must be positive.");
-        }
-
-        if (CopyProducer?.MessageTimeoutMs is { } messageTimeout && messageTimeout > CopyTimeout.TotalMilliseconds)
-        {
-            throw new InvalidOperationException(
-                Prefix() + "CopyProducer's message.timeout.ms (" + messageTimeout.ToString(System.Globalization.CultureInfo.InvariantCulture)
+        var problems = new OptionProblems("The KafkaProtobuf consumer '" + name + "'")
+            .Refuse(Topics.Count == 0, "Topics is empty: add a topic to read.")
+            .Refuse(string.IsNullOrEmpty(Consumer.BootstrapServers) || string.IsNullOrEmpty(Consumer.GroupId), "Consumer needs bootstrap.servers and group.id.")
+            .Refuse(
+                Consumer.EnableAutoOffsetStore == true || Consumer.EnableAutoCommit == false,
+                "The hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.")
+            .Require(MaxConcurrentHandlers >= 1, nameof(MaxConcurrentHandlers), MaxConcurrentHandlers, "at least 1")
+            .Require(MaxReadAheadBytes >= 1, nameof(MaxReadAheadBytes), MaxReadAheadBytes, "at least 1")
+            .Require(RevokeTimeout >= TimeSpan.Zero, nameof(RevokeTimeout), RevokeTimeout, "at least zero")
+            .Require(ReadAgainDelay >= TimeSpan.Zero, nameof(ReadAgainDelay), ReadAgainDelay, "at least zero")
+            .Require(CopyTimeout > TimeSpan.Zero, nameof(CopyTimeout), CopyTimeout, "positive")
+            .RequireOneOf(HandlingOrder, nameof(HandlingOrder), HandlingOrder.Partition, HandlingOrder.Key)
+            .Require(HandlerFailures.MaxAttempts >= 1, "HandlerFailures.MaxAttempts", HandlerFailures.MaxAttempts, "at least 1")
+            .Require(HandlerFailures.RetryBackoff >= TimeSpan.Zero, "HandlerFailures.RetryBackoff", HandlerFailures.RetryBackoff, "at least zero")
+            .Require(HandlerFailures.MaxRetryBackoff >= HandlerFailures.RetryBackoff, "HandlerFailures.MaxRetryBackoff", HandlerFailures.MaxRetryBackoff, "at least RetryBackoff (" + HandlerFailures.RetryBackoff + ")")
+            .RequireOneOf(HandlerFailures.WhenAttemptsRunOut, "HandlerFailures.WhenAttemptsRunOut", HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer)
+            .Refuse(
+                CopyProducer?.MessageTimeoutMs is { } messageTimeout && messageTimeout > CopyTimeout.TotalMilliseconds,
+                "CopyProducer's message.timeout.ms (" + CopyProducer?.MessageTimeoutMs?.ToString(System.Globalization.CultureInfo.InvariantCulture)
                 + ") is longer than CopyTimeout (" + CopyTimeout + "): the producer would still deliver a dead letter the consumer gave up on and writes again. Set CopyTimeout instead; it sets both.");
-        }
-
-        if (HandlerFailures.WhenAttemptsRunOut is not (HandlerFailureAction.DeadLetter or HandlerFailureAction.StopConsumer))
+        for (int i = 0; i < RetryTopics.Delays.Count; i++)
         {
-            throw new InvalidOperationException(Prefix() + "HandlerFailures.WhenAttemptsRunOut must be DeadLetter or StopConsumer.");
+            problems.Require(RetryTopics.Delays[i] > TimeSpan.Zero, "RetryTopics.Delays[" + i.ToString(System.Globalization.CultureInfo.InvariantCulture) + "]", RetryTopics.Delays[i], "positive");
         }
 
+        string? pattern = Topics.FirstOrDefault(t => t.Length > 0 && t[0] == '^');
+        problems.Refuse(
+            RetryTopics.Delays.Count > 0 && pattern is not null,
+            "Retry topics are named after their topic, which a pattern (" + pattern + ") is not: give RetryTopics topics by name.");
         if (batches)
         {
-            ValidateBatches(Prefix());
+            problems
+                .Require(Batches.MaxSize >= 1, "Batches.MaxSize", Batches.MaxSize, "at least 1")
+                .Require(Batches.MaxWait > TimeSpan.Zero, "Batches.MaxWait", Batches.MaxWait, "positive")
+                .RequireOneOf(Batches.WhenBatchFails, "Batches.WhenBatchFails", FailedBatchAction.Split, FailedBatchAction.WholeBatch)
+                .Refuse(
+                    HandlingOrder == HandlingOrder.Key,
+                    "A batch handler takes a partition's records in its order: HandlingOrder Key does not apply to it (MaxConcurrentHandlers counts batches of different partitions).")
+                .Refuse(
+                    Batches.AcrossPartitions && MaxConcurrentHandlers > 1,
+                    "Batches across partitions are handled one at a time, in the order they were read: set MaxConcurrentHandlers to 1, or leave Batches.AcrossPartitions off to handle several partitions' batches at once.")
+                .Refuse(
+                    RetryTopics.Delays.Count > 0 && Batches.AcrossPartitions,
+                    "A retry topic's record waits for its due time by pausing its partition, which batches across partitions cannot do: leave Batches.AcrossPartitions off to use RetryTopics.");
         }
 
-        foreach (TimeSpan delay in RetryTopics.Delays)
-        {
-            if (delay <= TimeSpan.Zero)
-            {
-                throw new InvalidOperationException(Prefix() + "every RetryTopics delay must be positive (" + delay + " is not).");
-            }
-        }
-
-        if (RetryTopics.Delays.Count > 0 && Topics.FirstOrDefault(t => t.Length > 0 && t[0] == '^') is { } pattern)
-        {
-            throw new InvalidOperationException(Prefix() + "retry topics are named after their topic, which a pattern (" + pattern + ") is not: give RetryTopics topics by name.");
-        }
-
-        if (RetryTopics.Delays.Count > 0 && batches && Batches.AcrossPartitions)
-        {
-            throw new InvalidOperationException(Prefix() + "a retry topic's record waits for its due time by pausing its partition, which batches across partitions cannot do: leave Batches.AcrossPartitions off to use RetryTopics.");
-        }
+        problems.ThrowIfAnyAtStart();
     }
 
     /// <summary>What the consumer subscribes to: <see cref="Topics"/>, and their retry topics when it reads them.</summary>
@@ -210,29 +191,6 @@ public sealed class KafkaProtobufConsumerOptions
         }
 
         return topics;
-    }
-
-    private void ValidateBatches(string prefix)
-    {
-        if (Batches.MaxSize < 1 || Batches.MaxWait <= TimeSpan.Zero)
-        {
-            throw new InvalidOperationException(prefix + "Batches.MaxSize must be at least 1 and Batches.MaxWait positive.");
-        }
-
-        if (Batches.WhenBatchFails is not (FailedBatchAction.Split or FailedBatchAction.WholeBatch))
-        {
-            throw new InvalidOperationException(prefix + "Batches.WhenBatchFails must be Split or WholeBatch.");
-        }
-
-        if (HandlingOrder == HandlingOrder.Key)
-        {
-            throw new InvalidOperationException(prefix + "a batch handler takes a partition's records in its order: HandlingOrder Key does not apply to it (MaxConcurrentHandlers counts batches of different partitions).");
-        }
-
-        if (Batches.AcrossPartitions && MaxConcurrentHandlers > 1)
-        {
-            throw new InvalidOperationException(prefix + "batches across partitions are handled one at a time, in the order they were read: set MaxConcurrentHandlers to 1, or leave Batches.AcrossPartitions off to handle several partitions' batches at once.");
-        }
     }
 
     /// <summary>The consumer's configuration with the offset rule applied.</summary>

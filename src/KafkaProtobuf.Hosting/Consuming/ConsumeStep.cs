@@ -99,27 +99,15 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         {
             return Consumed.Stopping;
         }
-        catch (ConsumeException e) when (e.IsDeserializationFailure())
+        catch (ConsumeException e) when (e.IsDeserializationFailure() || e.IsSchemaUnavailable())
         {
             unread = e;
-            _probe?.Delivered(_name, e.ConsumerRecord.TopicPartitionOffset);
-            return Consumed.Poison;
-        }
-        catch (ConsumeException e) when (e.IsSchemaUnavailable() && e.InnerException is SchemaUnavailableException { IsAccessDenied: true } denied)
-        {
-            // Waiting cannot fix credentials: stop loudly (nothing past the record is stored) rather than retry for ever.
-            unread = e;
-            _owner.Failed(PositionText.Of(e.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + BoundedText.Cut(denied.InnerException!.Message) + ")", denied, outsideConsume: false);
-            return Consumed.Failed;
-        }
-        catch (ConsumeException e) when (e.IsSchemaUnavailable())
-        {
-            unread = e;
-            _probe?.Delivered(_name, e.ConsumerRecord.TopicPartitionOffset);
-            Exception why = e.InnerException?.InnerException ?? e.InnerException ?? e; // the source's own failure
-            _status.Waits(e.ConsumerRecord.TopicPartition, "obtain a writer's schema", BoundedText.Cut(why.Message, 300));
-            ConsumerLog.SchemaUnavailable(_logger, _name, PositionText.Of(e.ConsumerRecord.TopicPartitionOffset), _readAgainDelay, e.InnerException ?? e);
-            return Consumed.SchemaUnavailable;
+            if (!IsAccessDenied(e))
+            {
+                _probe?.Delivered(_name, e.ConsumerRecord.TopicPartitionOffset); // before it is sorted: a move back follows its delivery
+            }
+
+            return SortUnread(e);
         }
         catch (ConsumeException e) when (e.IsRecoverableConsumerError())
         {
@@ -141,6 +129,38 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         return Consumed.Record;
     }
 
+    /// <summary>
+    /// Sorts a record that could not be deserialized, here or when a handler took it (keys and values read late, see
+    /// <see cref="RawBytesCapture{T}.ReadsLater"/>): poison (<see cref="Consumed.Poison"/>: dead-letter it); its writer's
+    /// schema unavailable (<see cref="Consumed.SchemaUnavailable"/>: logged, the health degraded, the probe told; the
+    /// caller reads it again later);
+    /// or the schema source refusing this application's credentials (<see cref="Consumed.Failed"/>: waiting cannot fix
+    /// that, so the owner is told and the consumer stops loudly, nothing past the record stored).
+    /// </summary>
+    public Consumed SortUnread(ConsumeException unread)
+    {
+        if (IsAccessDenied(unread))
+        {
+            var denied = (SchemaUnavailableException)unread.InnerException!;
+            _owner.Failed(PositionText.Of(unread.ConsumerRecord.TopicPartitionOffset) + ": the schema source refused this application's credentials (" + BoundedText.Cut(denied.InnerException!.Message) + ")", denied, outsideConsume: false);
+            return Consumed.Failed;
+        }
+
+        if (unread.IsSchemaUnavailable())
+        {
+            Exception why = unread.InnerException?.InnerException ?? unread.InnerException ?? unread; // the source's own failure
+            _status.Waits(unread.ConsumerRecord.TopicPartition, "obtain a writer's schema", BoundedText.Cut(why.Message, 300));
+            ConsumerLog.SchemaUnavailable(_logger, _name, PositionText.Of(unread.ConsumerRecord.TopicPartitionOffset), _readAgainDelay, unread.InnerException ?? unread);
+            _probe?.MovedBack(_name, unread.ConsumerRecord.TopicPartitionOffset, schemaUnavailable: true); // the loop goes back to it
+            return Consumed.SchemaUnavailable;
+        }
+
+        return Consumed.Poison;
+    }
+
+    private static bool IsAccessDenied(ConsumeException unread) =>
+        unread.IsSchemaUnavailable() && unread.InnerException is SchemaUnavailableException { IsAccessDenied: true };
+
     /// <summary>Stores the offset past a record its handler is done with; auto-commit sends it.</summary>
     public void StoreOffset(ConsumeResult<TKey, TValue> record)
     {
@@ -157,13 +177,6 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
 
     /// <summary>The partition is read again from <paramref name="record"/>.</summary>
     public void Seek(TopicPartitionOffset record) => _consumer.Seek(record);
-
-    /// <summary>The consumer goes back to a record whose writer's schema was unavailable, to read it again.</summary>
-    public void ReadAgain(TopicPartitionOffset record)
-    {
-        _consumer.Seek(record);
-        _probe?.MovedBack(_name, record, schemaUnavailable: true);
-    }
 
     public void Pause(TopicPartition partition) => _consumer.Pause([partition]);
 

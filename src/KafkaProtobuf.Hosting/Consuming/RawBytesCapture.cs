@@ -9,13 +9,18 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown. The copy is
 /// the last record consumed: in sequential mode that is the record in hand until it is concluded; in partition-parallel
 /// mode a record the scheduler keeps past its consume takes its own copy first (<c>Retain</c>); a batch copies each of its
-/// records' bytes as it takes them (<c>CopiedBytes</c>).
+/// records' bytes as it takes them (<c>CopiedBytes</c>). With <see cref="ReadsLater"/>, it only copies: the record
+/// intake reads the message from the bytes when a handler takes the record (<see cref="Read"/>), so that a record read
+/// ahead holds its bytes alone.
 /// </summary>
 internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>
 {
     private byte[] _buffer = new byte[256];
     private int _length;
     private bool _isNull;
+
+    /// <summary>Whether consuming leaves the key or value unread (<c>default</c>) for <see cref="Read"/> to read later.</summary>
+    public bool ReadsLater { get; set; }
 
     public T Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
     {
@@ -32,8 +37,11 @@ internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer
             _length = data.Length;
         }
 
-        return inner.Deserialize(data, isNull, context);
+        return ReadsLater ? default! : inner.Deserialize(data, isNull, context);
     }
+
+    /// <summary>Reads a key or value consumed with <see cref="ReadsLater"/> (its failure is the deserializer's own exception).</summary>
+    public T Read(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) => inner.Deserialize(data, isNull, context);
 
     /// <summary>The last bytes (empty for null: see <see cref="LastIsNull"/>), valid until the next record is deserialized.</summary>
     public ReadOnlySpan<byte> Last => _buffer.AsSpan(0, _length);

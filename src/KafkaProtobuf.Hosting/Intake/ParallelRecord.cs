@@ -5,7 +5,10 @@ using KafkaProtobuf.Hosting.Scheduling;
 
 namespace KafkaProtobuf.Hosting.Intake;
 
-/// <summary>A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it; its span.</summary>
+/// <summary>
+/// A consumed record in partition-parallel mode: good, or poison; its own copy of its bytes once the scheduler keeps it
+/// (its key and value read from them when a handler takes it, unless read at consume); its span.
+/// </summary>
 internal sealed class ParallelRecord<TKey, TValue> : ScheduledWork
 {
     public ConsumeResult<TKey, TValue>? Record { get; private set; }
@@ -13,7 +16,11 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledWork
     /// <summary>What the handler is given: <see cref="Record"/>, or for a retry topic's record the same at the position it was first read from.</summary>
     public ConsumeResult<TKey, TValue>? HandlerView { get; private set; }
 
+    /// <summary>A record consumed as poison (its bytes are in the exception); no handler runs.</summary>
     public ConsumeException? Poison { get; private set; }
+
+    /// <summary>Set when a handler took it: its key or value could not be read from its bytes (bad data, or its writer's schema unavailable); its handler did not run.</summary>
+    public ConsumeException? Unread { get; set; }
 
     /// <summary>Its key and value bytes, copied when the scheduler kept it; null while the capture still holds them.</summary>
     public (byte[]? Key, byte[]? Value)? OwnBytes { get; set; }
@@ -37,6 +44,7 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledWork
         Record = record;
         HandlerView = handlerView;
         OwnBytes = null;
+        Unread = null;
         Activity = null;
         Place(record.Topic, record.Partition, record.Offset, keyHash, needsHandler: failed is null);
         if (failed is { } result)

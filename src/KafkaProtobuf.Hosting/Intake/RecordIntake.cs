@@ -12,7 +12,15 @@ using KafkaProtobuf.Hosting.Scheduling;
 
 namespace KafkaProtobuf.Hosting.Intake;
 
-/// <summary>Records offered to the scheduler one by one, each handled by the record handler on a worker (or the loop) and concluded in its partition's order.</summary>
+/// <summary>
+/// Records offered to the scheduler one by one, each handled by the record handler on a worker (or the loop) and
+/// concluded in its partition's order. In partition order, a record's key and value are read from its bytes when a
+/// handler takes it, not when it is consumed: a record read ahead holds its bytes once (they are also what its dead
+/// letter is written from). A record that cannot be read then is concluded in its turn as it would have been at
+/// consume: dead-lettered, or read again later. In key order it is read at consume: records of other keys after one
+/// whose writer's schema is unavailable could otherwise be handled before it is found, and handled again when the
+/// partition goes back to it.
+/// </summary>
 internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, ParallelRecord<TKey, TValue>>
 {
     private readonly ConsumeStep<TKey, TValue> _step;
@@ -21,6 +29,7 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
     private readonly ConsumerTracing _tracing;
     private readonly RetryTiers? _retries;
     private readonly bool _perKey;
+    private readonly bool _readsAtHandOver;
     private ParallelRecord<TKey, TValue>? _spare; // a record the scheduler did not keep (its handler completed at once): used again
 
     internal RecordIntake(
@@ -37,6 +46,8 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
         _tracing = tracing;
         _retries = retries;
         _perKey = perKey;
+        _readsAtHandOver = !perKey;
+        step.Keys.ReadsLater = step.Values.ReadsLater = _readsAtHandOver;
     }
 
     public TimeSpan Wait(TimeSpan longest) => longest;
@@ -74,6 +85,12 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
     /// <summary>A worker (or the loop) runs the handler, with the record's span current for the handler only.</summary>
     public ValueTask<HandlerResult> HandleAsync(ParallelRecord<TKey, TValue> record)
     {
+        if (_readsAtHandOver && !TryRead(record))
+        {
+            // Not the handler's failure: the loop concludes it in its turn (see Conclude), holding what comes after it in its sequence until then.
+            return new ValueTask<HandlerResult>(new HandlerResult(HandlerOutcome.DeadLetter, record.Unread));
+        }
+
         Activity? activity = record.Activity = _tracing.Start(record.Record!);
         try
         {
@@ -96,7 +113,7 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
 
         (byte[]? key, byte[]? value) = (_step.Keys.ToArray(), _step.Values.ToArray());
         record.OwnBytes = (key, value);
-        record.HeldBytes = ReadAhead.Charge(key, value);
+        record.HeldBytes = ReadAhead.Charge(key, value, readAtConsume: !_readsAtHandOver);
     }
 
     public AfterConclusion Conclude(ParallelRecord<TKey, TValue> record)
@@ -106,11 +123,64 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
             return _conclusion.DeadLetterPoison(poison);
         }
 
+        if (record.Unread is { } unread)
+        {
+            return _step.SortUnread(unread) switch
+            {
+                Consumed.Poison => _conclusion.DeadLetterPoison(unread),
+                Consumed.SchemaUnavailable => AfterConclusion.ReadAgain, // the scheduler drops what was read after it and reads it again after a delay
+                _ => AfterConclusion.Stop, // the schema source refused the credentials: the consumer was told to stop
+            };
+        }
+
         return Spans.In(record.Activity, (Conclusion: _conclusion, Record: record), static (state, activity) =>
             state.Conclusion.Conclude(state.Record.Record!, state.Record.Result, activity, state.Record.OwnBytes));
     }
 
     public void Drop(ParallelRecord<TKey, TValue> record) => record.Activity?.Dispose();
+
+    /// <summary>
+    /// Reads the record's key and value (on the worker about to run its handler) from its own bytes, or from the
+    /// capture's while it is the record just consumed. False: it cannot be read (<see cref="ParallelRecord{TKey, TValue}.Unread"/>,
+    /// the exception consuming it would have thrown).
+    /// </summary>
+    private bool TryRead(ParallelRecord<TKey, TValue> held)
+    {
+        ConsumeResult<TKey, TValue> record = held.Record!;
+        Message<TKey, TValue> message = record.Message;
+        ErrorCode failing = ErrorCode.Local_KeyDeserialization;
+        try
+        {
+            var keyContext = new SerializationContext(MessageComponentType.Key, record.Topic, message.Headers);
+            var valueContext = new SerializationContext(MessageComponentType.Value, record.Topic, message.Headers);
+            if (held.OwnBytes is { } own)
+            {
+                message.Key = _step.Keys.Read(own.Key, own.Key is null, keyContext);
+                failing = ErrorCode.Local_ValueDeserialization;
+                message.Value = _step.Values.Read(own.Value, own.Value is null, valueContext);
+            }
+            else
+            {
+                message.Key = _step.Keys.Read(_step.Keys.Last, _step.Keys.LastIsNull, keyContext);
+                failing = ErrorCode.Local_ValueDeserialization;
+                message.Value = _step.Values.Read(_step.Values.Last, _step.Values.LastIsNull, valueContext);
+            }
+
+            return true;
+        }
+        catch (Exception e)
+        {
+            (byte[]? key, byte[]? value) = held.OwnBytes ?? (_step.Keys.ToArray(), _step.Values.ToArray());
+            var raw = new ConsumeResult<byte[], byte[]>
+            {
+                TopicPartitionOffset = record.TopicPartitionOffset,
+                Message = new Message<byte[], byte[]> { Timestamp = message.Timestamp, Headers = message.Headers, Key = key!, Value = value! },
+                IsPartitionEOF = false,
+            };
+            held.Unread = new ConsumeException(raw, new Error(failing), e);
+            return false;
+        }
+    }
 
     public void Pause(TopicPartition partition) => _step.Pause(partition);
 

@@ -85,7 +85,7 @@ internal sealed class LoopParts<TKey, TValue>
             return Conclusion.DeadLetterPoison(unread);
         }
 
-        Step.ReadAgain(unread.ConsumerRecord.TopicPartitionOffset);
+        Step.Seek(unread.ConsumerRecord.TopicPartitionOffset);
         return AfterConclusion.ReadAgain;
     }
 }

@@ -93,7 +93,6 @@ internal sealed class ScheduledLoop<TKey, TValue, TRecord> : IConsumeLoop
                 }
 
                 scheduler.ReadAgainLater(position);
-                _parts.Probe?.MovedBack(_parts.Name, position, schemaUnavailable: true);
             }
             else if (consumed == Consumed.Record && _parts.Retries is not null && _parts.Retries.NotYetDue(record!, out TimeSpan wait))
             {

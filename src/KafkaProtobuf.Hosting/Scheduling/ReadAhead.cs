@@ -4,8 +4,9 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
 /// What a record taken and not yet concluded counts against <see cref="KafkaProtobufConsumerOptions.MaxReadAheadBytes"/>:
-/// its key and value bytes twice (the copy kept for a dead letter, and the deserialized message, taken to be as large)
-/// and a fixed share for the objects around them.
+/// its key and value bytes (the copy kept for its dead letter), twice when it was also deserialized at consume (the
+/// message taken to be as large as its bytes), and a fixed share for the objects around them. A record read when a
+/// handler takes it is counted once: of the records kept, only those in handlers hold a message too.
 /// </summary>
 internal static class ReadAhead
 {
@@ -13,11 +14,14 @@ internal static class ReadAhead
     public const int BytesPerRecord = 512;
 
     /// <summary>The charge of <paramref name="records"/> records whose keys and values hold <paramref name="bytes"/> bytes in all.</summary>
-    public static long Charge(long bytes, int records) => (2 * bytes) + ((long)BytesPerRecord * records);
+    /// <param name="bytes">Their keys' and values' bytes.</param>
+    /// <param name="records">How many.</param>
+    /// <param name="readAtConsume">Whether each also holds its deserialized key and value.</param>
+    public static long Charge(long bytes, int records, bool readAtConsume = true) => ((readAtConsume ? 2 : 1) * bytes) + ((long)BytesPerRecord * records);
 
     /// <summary>The charge of one record with this key and value as written.</summary>
-    public static long Charge(byte[]? key, byte[]? value) => Charge((key?.Length ?? 0) + (long)(value?.Length ?? 0), 1);
+    public static long Charge(byte[]? key, byte[]? value, bool readAtConsume = true) => Charge((key?.Length ?? 0) + (long)(value?.Length ?? 0), 1, readAtConsume);
 
-    /// <summary>The charge of one record as written (a poison record's bytes, which its exception holds).</summary>
-    public static long Charge(ConsumeResult<byte[], byte[]> raw) => Charge(raw.Message?.Key, raw.Message?.Value);
+    /// <summary>The charge of one record as written (a poison record's bytes, which its exception holds; nothing was deserialized).</summary>
+    public static long Charge(ConsumeResult<byte[], byte[]> raw) => Charge(raw.Message?.Key, raw.Message?.Value, readAtConsume: false);
 }

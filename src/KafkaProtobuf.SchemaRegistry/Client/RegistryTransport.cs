@@ -40,36 +40,22 @@ internal sealed class RegistryTransport : IDisposable
     internal RegistryTransport(RegistryClientOptions options)
     {
         _urls = options.Urls.Select(RegistryUrls.Registry).ToArray();
-        if (_urls.Length == 0)
-        {
-            throw new ArgumentException("Give at least one registry URL.", nameof(options));
-        }
-
-        if (options.HttpClient is not null && options.HttpMessageHandler is not null)
-        {
-            throw new ArgumentException("Give an HttpClient or an HttpMessageHandler, not both.", nameof(options));
-        }
-
         bool ownTls = options.TrustedCertificateAuthorities.Count > 0 || options.ClientCertificate is not null || !options.VerifyServerCertificate || options.MaxConnectionsPerServer is not null;
-        if (ownTls && (options.HttpClient is not null || options.HttpMessageHandler is not null))
-        {
-            throw new ArgumentException("The TLS options and MaxConnectionsPerServer set up the client's own handler: with your own HttpClient or HttpMessageHandler, set them there.", nameof(options));
-        }
-
-        if (options.RequestTimeout <= TimeSpan.Zero || options.MaxRetries < 0 || options.RetryBackoff < TimeSpan.Zero || options.MaxRetryBackoff < options.RetryBackoff)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), "The timeout must be positive, retries and back-offs not negative, and MaxRetryBackoff at least RetryBackoff.");
-        }
-
-        if (options.MaxResponseBytes < 1024 || options.MaxReferences < 0 || options.MaxReferenceDepth < 1)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), "MaxResponseBytes must be at least 1,024, MaxReferences not negative and MaxReferenceDepth at least 1.");
-        }
-
-        if (options.TimeProvider is null)
-        {
-            throw new ArgumentException("TimeProvider must not be null.", nameof(options));
-        }
+        new OptionProblems(nameof(RegistryClientOptions))
+            .Refuse(_urls.Length == 0, "Urls is empty: give at least one registry URL.")
+            .Refuse(options.HttpClient is not null && options.HttpMessageHandler is not null, "HttpClient and HttpMessageHandler are both set: give one.")
+            .Refuse(
+                ownTls && (options.HttpClient is not null || options.HttpMessageHandler is not null),
+                "The TLS options and MaxConnectionsPerServer set up the client's own handler: with your own HttpClient or HttpMessageHandler, set them there.")
+            .Require(options.RequestTimeout > TimeSpan.Zero, nameof(options.RequestTimeout), options.RequestTimeout, "positive")
+            .Require(options.MaxRetries >= 0, nameof(options.MaxRetries), options.MaxRetries, "at least 0")
+            .Require(options.RetryBackoff >= TimeSpan.Zero, nameof(options.RetryBackoff), options.RetryBackoff, "at least zero")
+            .Require(options.MaxRetryBackoff >= options.RetryBackoff, nameof(options.MaxRetryBackoff), options.MaxRetryBackoff, "at least RetryBackoff (" + options.RetryBackoff + ")")
+            .Require(options.MaxResponseBytes >= 1024, nameof(options.MaxResponseBytes), options.MaxResponseBytes, "at least 1024")
+            .Require(options.MaxReferences >= 0, nameof(options.MaxReferences), options.MaxReferences, "at least 0")
+            .Require(options.MaxReferenceDepth >= 1, nameof(options.MaxReferenceDepth), options.MaxReferenceDepth, "at least 1")
+            .Refuse(options.TimeProvider is null, "TimeProvider is null: leave it at TimeProvider.System or give one.")
+            .ThrowIfAny(nameof(options));
 
         _timeout = options.RequestTimeout;
         _maxRetries = options.MaxRetries;
@@ -84,7 +70,7 @@ internal sealed class RegistryTransport : IDisposable
             _tokenHttp = options.HttpClient is null
                 ? new HttpClient(options.HttpMessageHandler ?? new HttpClientHandler { AllowAutoRedirect = false }, disposeHandler: options.HttpMessageHandler is null) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
                 : null;
-            return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.MaxResponseBytes, options.TimeProvider);
+            return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.MaxResponseBytes, options.TimeProvider!); // checked above
         });
 
         if (options.HttpClient is not null)

@@ -45,18 +45,13 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
     {
         _client = client ?? throw new ArgumentNullException(nameof(client));
         options ??= new RegistrySerializerOptions();
-        if (options.UseLatestVersion && options.AutoRegisterSchemas)
-        {
-            throw new ArgumentException("UseLatestVersion writes with a registered version; turn AutoRegisterSchemas off (as Confluent's serializer requires).", nameof(options));
-        }
-
-        if (options.SubjectNaming is not (SubjectNaming.Topic or SubjectNaming.Record or SubjectNaming.TopicRecord)
-            || options.SchemaIdPlacement is not (SchemaIdPlacement.Prefix or SchemaIdPlacement.Header)
-            || options.MessageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned)
-            || options.MessageIndexOrder is not (MessageIndexOrder.RootFirst or MessageIndexOrder.InnermostFirst))
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), "An option is not a defined value.");
-        }
+        new OptionProblems(nameof(RegistrySerializerOptions))
+            .Refuse(options.UseLatestVersion && options.AutoRegisterSchemas, "UseLatestVersion writes with a registered version: turn AutoRegisterSchemas off (as Confluent's serializer requires).")
+            .RequireOneOf(options.SubjectNaming, nameof(options.SubjectNaming), SubjectNaming.Topic, SubjectNaming.Record, SubjectNaming.TopicRecord)
+            .RequireOneOf(options.SchemaIdPlacement, nameof(options.SchemaIdPlacement), SchemaIdPlacement.Prefix, SchemaIdPlacement.Header)
+            .RequireOneOf(options.MessageIndexEncoding, nameof(options.MessageIndexEncoding), MessageIndexEncoding.ZigZag, MessageIndexEncoding.LegacyUnsigned)
+            .RequireOneOf(options.MessageIndexOrder, nameof(options.MessageIndexOrder), MessageIndexOrder.RootFirst, MessageIndexOrder.InnermostFirst) // EitherByWriterSchema is for readers
+            .ThrowIfAny(nameof(options));
 
         _options = new RegistrySerializerOptions
         {

@@ -75,10 +75,9 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
         }
 
         options ??= new MultiTypeDeserializerOptions();
-        if (options.UnregisteredMessageTypes is not (UnregisteredMessageTypeHandling.Reject or UnregisteredMessageTypeHandling.Skip))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown handling for unregistered message types.");
-        }
+        new OptionProblems(nameof(MultiTypeDeserializerOptions))
+            .RequireOneOf(options.UnregisteredMessageTypes, nameof(options.UnregisteredMessageTypes), UnregisteredMessageTypeHandling.Reject, UnregisteredMessageTypeHandling.Skip)
+            .ThrowIfAny(nameof(options));
 
         var registered = new HashSet<MessageDescriptor>(messageTypes);
         if (registered.Count == 0 || registered.Contains(null!))

@@ -52,40 +52,21 @@ public sealed class FrameReader
             throw new ArgumentNullException(nameof(options));
         }
 
-        if (options.MessageIndexPresence is not (MessageIndexPresence.Present or MessageIndexPresence.Absent))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown MessageIndexPresence.");
-        }
-
-        if (options.MessageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown MessageIndexEncoding.");
-        }
-
-        if (options.SchemaIdLookup is not (SchemaIdLookup.HeaderThenPrefix or SchemaIdLookup.PrefixOnly))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown SchemaIdLookup.");
-        }
-
-        if (options.MessageIndexOrder is not (MessageIndexOrder.RootFirst or MessageIndexOrder.InnermostFirst or MessageIndexOrder.EitherByWriterSchema))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown MessageIndexOrder.");
-        }
-
-        if (options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexEncoding == MessageIndexEncoding.LegacyUnsigned)
-        {
-            ThrowHelper.ThrowArgument(nameof(options), "MessageIndexPresence.Absent cannot be combined with MessageIndexEncoding.LegacyUnsigned: records without message indexes have no encoding to choose.");
-        }
-
-        if (options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexOrder != MessageIndexOrder.RootFirst)
-        {
-            ThrowHelper.ThrowArgument(nameof(options), "MessageIndexPresence.Absent cannot be combined with MessageIndexOrder." + options.MessageIndexOrder + ": records without message indexes have no order to choose.");
-        }
-
-        if (options.MessageIndexOrder == MessageIndexOrder.EitherByWriterSchema && !allowEitherOrder)
-        {
-            ThrowHelper.ThrowArgument(nameof(options), "MessageIndexOrder.EitherByWriterSchema is decided per record by the writer's schema, which a FrameReader does not know: use it with a deserializer, or read with RootFirst or InnermostFirst.");
-        }
+        new OptionProblems(nameof(FramingOptions))
+            .RequireOneOf(options.MessageIndexPresence, nameof(options.MessageIndexPresence), MessageIndexPresence.Present, MessageIndexPresence.Absent)
+            .RequireOneOf(options.MessageIndexEncoding, nameof(options.MessageIndexEncoding), MessageIndexEncoding.ZigZag, MessageIndexEncoding.LegacyUnsigned)
+            .RequireOneOf(options.SchemaIdLookup, nameof(options.SchemaIdLookup), SchemaIdLookup.HeaderThenPrefix, SchemaIdLookup.PrefixOnly)
+            .RequireOneOf(options.MessageIndexOrder, nameof(options.MessageIndexOrder), MessageIndexOrder.RootFirst, MessageIndexOrder.InnermostFirst, MessageIndexOrder.EitherByWriterSchema)
+            .Refuse(
+                options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexEncoding == MessageIndexEncoding.LegacyUnsigned,
+                "MessageIndexPresence.Absent cannot be combined with MessageIndexEncoding.LegacyUnsigned: records without message indexes have no encoding to choose.")
+            .Refuse(
+                options.MessageIndexPresence == MessageIndexPresence.Absent && options.MessageIndexOrder != MessageIndexOrder.RootFirst,
+                "MessageIndexPresence.Absent cannot be combined with MessageIndexOrder." + options.MessageIndexOrder + ": records without message indexes have no order to choose.")
+            .Refuse(
+                options.MessageIndexOrder == MessageIndexOrder.EitherByWriterSchema && !allowEitherOrder,
+                "MessageIndexOrder.EitherByWriterSchema is decided per record by the writer's schema, which a FrameReader does not know: use it with a deserializer, or read with RootFirst or InnermostFirst.")
+            .ThrowIfAny(nameof(options));
 
         SchemaIdLookup = options.SchemaIdLookup;
         MessageIndexEncoding = options.MessageIndexEncoding;

@@ -44,10 +44,9 @@ internal sealed class WriterSchemaResolver
     /// <exception cref="ArgumentOutOfRangeException">The cache capacity is less than 1.</exception>
     internal WriterSchemaResolver(IReadOnlyCollection<MessageDescriptor> readerTypes, WriterSchemaOptions options)
     {
-        if (options.CacheCapacity < 1)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), options.CacheCapacity, "WriterSchemas.CacheCapacity must be at least 1.");
-        }
+        new OptionProblems(nameof(WriterSchemaOptions))
+            .Require(options.CacheCapacity >= 1, nameof(options.CacheCapacity), options.CacheCapacity, "at least 1")
+            .ThrowIfAny(nameof(options));
 
         _readerTypes = new Dictionary<string, MessageDescriptor>(StringComparer.Ordinal);
         foreach (MessageDescriptor type in readerTypes)

@@ -49,20 +49,11 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
     public FramedProtobufSerializer(SchemaIdentifier schemaId, FramedSerializerOptions? options)
     {
         options ??= new FramedSerializerOptions();
-        if (options.SchemaIdPlacement is not (SchemaIdPlacement.Prefix or SchemaIdPlacement.Header))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown schema-id placement.");
-        }
-
-        if (options.MessageIndexEncoding is not (MessageIndexEncoding.ZigZag or MessageIndexEncoding.LegacyUnsigned))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "Unknown message-index encoding.");
-        }
-
-        if (options.MessageIndexOrder is not (MessageIndexOrder.RootFirst or MessageIndexOrder.InnermostFirst))
-        {
-            ThrowHelper.ThrowArgumentOutOfRange(nameof(options), "The message-index order is written RootFirst or InnermostFirst; EitherByWriterSchema is for readers.");
-        }
+        new OptionProblems(nameof(FramedSerializerOptions))
+            .RequireOneOf(options.SchemaIdPlacement, nameof(options.SchemaIdPlacement), SchemaIdPlacement.Prefix, SchemaIdPlacement.Header)
+            .RequireOneOf(options.MessageIndexEncoding, nameof(options.MessageIndexEncoding), MessageIndexEncoding.ZigZag, MessageIndexEncoding.LegacyUnsigned)
+            .RequireOneOf(options.MessageIndexOrder, nameof(options.MessageIndexOrder), MessageIndexOrder.RootFirst, MessageIndexOrder.InnermostFirst) // EitherByWriterSchema is for readers
+            .ThrowIfAny(nameof(options));
 
         SchemaId = schemaId;
         SchemaIdPlacement = options.SchemaIdPlacement;

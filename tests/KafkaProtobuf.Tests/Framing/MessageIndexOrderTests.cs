@@ -99,7 +99,7 @@ public class MessageIndexOrderTests
     {
         ArgumentOutOfRangeException e = Assert.Throws<ArgumentOutOfRangeException>(
             () => new FramedProtobufSerializer<Order>(SchemaIdentifier.FromId(1), new FramedSerializerOptions { MessageIndexOrder = MessageIndexOrder.EitherByWriterSchema }));
-        Assert.Contains("EitherByWriterSchema is for readers", e.Message, StringComparison.Ordinal);
+        Assert.Contains("MessageIndexOrder is MessageIndexOrder.EitherByWriterSchema; it must be RootFirst or InnermostFirst.", e.Message, StringComparison.Ordinal);
     }
 
     [Fact]

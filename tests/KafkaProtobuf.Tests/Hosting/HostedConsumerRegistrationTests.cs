@@ -147,6 +147,26 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Fact]
+    public void EveryBrokenRule_IsNamedAtStart_AtOnce_InTheFormOfEveryPackagesOptions()
+    {
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
+        {
+            o.Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g" };
+            o.Topics.Add("devices");
+            o.MaxConcurrentHandlers = 0;
+            o.HandlerFailures.MaxAttempts = 0;
+            o.RetryTopics.Delays.Add(TimeSpan.FromSeconds(-1));
+        }).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+
+        Assert.Equal(
+            "The KafkaProtobuf consumer 'devices': 3 options are wrong. MaxConcurrentHandlers is 0; it must be at least 1. HandlerFailures.MaxAttempts is 0; it must be at least 1. RetryTopics.Delays[0] is -00:00:01; it must be positive.",
+            e.Message);
+    }
+
+    [Fact]
     public void WithoutAHandlerOrATopic_OrWithATakenName_TheRegistrationSaysSo()
     {
         var services = new ServiceCollection();
@@ -159,7 +179,7 @@ public sealed class HostedConsumerRegistrationTests
             .Handle((_, _) => Task.CompletedTask);
 
         Assert.Contains("no handler", Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices")).Message, StringComparison.Ordinal);
-        Assert.Contains("no topic", Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "no-topic")).Message, StringComparison.Ordinal);
+        Assert.Contains("Topics is empty", Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "no-topic")).Message, StringComparison.Ordinal);
         Assert.Throws<ArgumentException>(() => services.AddKafkaProtobufConsumer<string, Device>("devices", _ => { }));
     }
 
@@ -192,13 +212,13 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Theory]
-    [InlineData("MaxConcurrentHandlers", "4", "Batches:AcrossPartitions", "true", "batches across partitions are handled one at a time")]
+    [InlineData("MaxConcurrentHandlers", "4", "Batches:AcrossPartitions", "true", "Batches across partitions are handled one at a time")]
     [InlineData("HandlingOrder", "Key", "Batches:MaxSize", "10", "HandlingOrder Key does not apply")]
-    [InlineData("Batches:MaxSize", "0", "Batches:MaxWait", "00:00:01", "Batches.MaxSize must be at least 1")]
-    [InlineData("Batches:MaxSize", "10", "Batches:MaxWait", "00:00:00", "Batches.MaxWait positive")]
+    [InlineData("Batches:MaxSize", "0", "Batches:MaxWait", "00:00:01", "Batches.MaxSize is 0; it must be at least 1.")]
+    [InlineData("Batches:MaxSize", "10", "Batches:MaxWait", "00:00:00", "Batches.MaxWait is 00:00:00; it must be positive.")]
     [InlineData("Batches:WhenBatchFails", "DeadLetter", "Batches:MaxSize", "10", "expected Split or WholeBatch")]
     [InlineData("Batches:AcrossPartitions", "yes", "Batches:MaxSize", "10", "Kafka:Devices:Batches:AcrossPartitions is 'yes'")]
-    [InlineData("RetryTopics:Delays", "00:00:00", "Batches:MaxSize", "10", "every RetryTopics delay must be positive")]
+    [InlineData("RetryTopics:Delays", "00:00:00", "Batches:MaxSize", "10", "RetryTopics.Delays[0] is 00:00:00; it must be positive.")]
     [InlineData("RetryTopics:Delays", "soon", "Batches:MaxSize", "10", "Kafka:Devices:RetryTopics:Delays is 'soon'")]
     [InlineData("RetryTopics:Delays", "00:00:10", "Batches:AcrossPartitions", "true", "batches across partitions cannot do")]
     public void ABatchHandlersOrRetryTopicsSettingThatCannotWork_IsRefusedWithTheReason(string key, string value, string otherKey, string otherValue, string expected)
