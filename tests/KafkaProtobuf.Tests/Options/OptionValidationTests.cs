@@ -1,6 +1,5 @@
 using System;
 using KafkaProtobuf.Framing;
-using KafkaProtobuf.SchemaRegistry;
 using Vectors.Nesting.V1;
 using Xunit;
 
@@ -9,28 +8,10 @@ namespace KafkaProtobuf.Tests.Options;
 /// <summary>
 /// Options are checked one way in every package: every broken rule at once, each as "Name is value; it must be rule.",
 /// a range problem as <see cref="ArgumentOutOfRangeException"/> and a contradiction as <see cref="ArgumentException"/>
-/// from the constructor given them (the hosted consumer's, at start, in <c>HostedConsumerRegistrationTests</c>).
+/// from the constructor given them (the registry package's in <c>RegistryOptionValidationTests</c>, the hosted consumer's, at start, in <c>HostedConsumerRegistrationTests</c>).
 /// </summary>
 public sealed class OptionValidationTests
 {
-    [Fact]
-    public void TheRegistryClient_NamesEveryValueOutOfRange_AtOnce()
-    {
-        ArgumentOutOfRangeException e = Assert.Throws<ArgumentOutOfRangeException>(() => new RegistryClient(new RegistryClientOptions
-        {
-            Urls = { "http://127.0.0.1:1" },
-            RequestTimeout = TimeSpan.Zero,
-            MaxRetries = -1,
-            MaxReferenceDepth = 0,
-        }));
-
-        Assert.Equal("options", e.ParamName);
-        Assert.StartsWith(
-            "RegistryClientOptions: 3 options are wrong. RequestTimeout is 00:00:00; it must be positive. MaxRetries is -1; it must be at least 0. MaxReferenceDepth is 0; it must be at least 1.",
-            e.Message,
-            StringComparison.Ordinal);
-    }
-
     [Fact]
     public void AContradiction_IsAnArgumentException_NamingItBesideTheValuesOutOfRange()
     {
@@ -55,11 +36,8 @@ public sealed class OptionValidationTests
             () => new FramedProtobufSerializer<Order>(SchemaIdentifier.FromId(1), new FramedSerializerOptions { SchemaIdPlacement = (SchemaIdPlacement)9 }));
         ArgumentOutOfRangeException deserializer = Assert.Throws<ArgumentOutOfRangeException>(
             () => new MultiTypeProtobufDeserializer([Order.Descriptor], new MultiTypeDeserializerOptions { UnregisteredMessageTypes = (UnregisteredMessageTypeHandling)5 }));
-        ArgumentException registrySerializer = Assert.Throws<ArgumentException>(
-            () => new RegistryProtobufSerializer<Order>(new RegistryClient(new RegistryClientOptions { Urls = { "http://127.0.0.1:1" } }), new RegistrySerializerOptions { UseLatestVersion = true }));
 
         Assert.StartsWith("FramedSerializerOptions: SchemaIdPlacement is (SchemaIdPlacement)9; it must be Prefix or Header.", serializer.Message, StringComparison.Ordinal);
         Assert.StartsWith("MultiTypeDeserializerOptions: UnregisteredMessageTypes is (UnregisteredMessageTypeHandling)5; it must be Reject or Skip.", deserializer.Message, StringComparison.Ordinal);
-        Assert.StartsWith("RegistrySerializerOptions: UseLatestVersion writes with a registered version: turn AutoRegisterSchemas off", registrySerializer.Message, StringComparison.Ordinal);
     }
 }
