@@ -15,6 +15,9 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// </summary>
 internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>
 {
+    // Reading later runs on handler workers, several at once: the packages' own deserializers and Confluent.Kafka's
+    // hold no state to race on; any other is called by one thread at a time, as consuming calls it.
+    private readonly object? _oneAtATime = IsSharedSafely(inner) ? null : new object();
     private byte[] _buffer = new byte[256];
     private int _length;
     private bool _isNull;
@@ -41,7 +44,18 @@ internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer
     }
 
     /// <summary>Reads a key or value consumed with <see cref="ReadsLater"/> (its failure is the deserializer's own exception).</summary>
-    public T Read(ReadOnlySpan<byte> data, bool isNull, SerializationContext context) => inner.Deserialize(data, isNull, context);
+    public T Read(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
+    {
+        if (_oneAtATime is null)
+        {
+            return inner.Deserialize(data, isNull, context);
+        }
+
+        lock (_oneAtATime)
+        {
+            return inner.Deserialize(data, isNull, context);
+        }
+    }
 
     /// <summary>The last bytes (empty for null: see <see cref="LastIsNull"/>), valid until the next record is deserialized.</summary>
     public ReadOnlySpan<byte> Last => _buffer.AsSpan(0, _length);
@@ -54,4 +68,12 @@ internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer
 
     /// <summary>The last bytes' <see cref="KeyHash"/> (a null key hashes as an empty one).</summary>
     public uint Hash() => KeyHash.Of(_buffer.AsSpan(0, _length));
+
+    private static bool IsSharedSafely(IDeserializer<T> deserializer)
+    {
+        Type type = deserializer.GetType();
+        return deserializer is MultiTypeProtobufDeserializer
+            || (type.IsGenericType && type.GetGenericTypeDefinition() == typeof(FramedProtobufDeserializer<>))
+            || type.Assembly == typeof(Deserializers).Assembly;
+    }
 }

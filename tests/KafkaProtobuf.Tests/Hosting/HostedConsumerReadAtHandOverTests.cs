@@ -98,6 +98,26 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         Assert.Equal(new long[] { Records }, Committed("poison", 1));
     }
 
+    [Fact]
+    public async Task ADeserializerOfTheUsersOwn_IsNeverCalledByTwoThreadsAtOnce_ThoughHandlersReadRecordsOnTheirWorkers()
+    {
+        const int Partitions = 6;
+        ProduceAcrossPartitions("own", Partitions, 10);
+        var deserializer = new CountingDeserializer { HoldFor = TimeSpan.FromMilliseconds(2) };
+        var handled = new ConcurrentQueue<int>();
+        IHost host = StartHost("own", "own", builder => builder.WithValueDeserializer(_ => deserializer).Handle(async (record, token) =>
+        {
+            await Task.Yield(); // on a worker: the next record of another partition is read meanwhile
+            handled.Enqueue(SequenceOf(record.Message.Value));
+        }), options => options.MaxConcurrentHandlers = Partitions);
+
+        Wait.Until(() => handled.Count == Partitions * 10, () => $"all records handled (so far {handled.Count})", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(1, deserializer.MostAtOnce);
+        Assert.Equal(Partitions * 10, deserializer.Calls);
+    }
+
     /// <summary>Two handlers, each waiting for the gate, then noting the record's number.</summary>
     private IHost Start(string topic, CountingDeserializer deserializer, DeliveryProbe probe, SemaphoreSlim gate, ConcurrentQueue<int> handled, HandlingOrder order) =>
         StartHost(topic, topic, builder => builder.WithValueDeserializer(_ => deserializer).Handle(async (record, token) =>
@@ -116,12 +136,46 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         private readonly FramedProtobufDeserializer<Device> _inner = new();
         private int _calls;
         private int _failed;
+        private int _running;
+        private int _mostAtOnce;
 
         public int? UnavailableOnce { get; init; }
 
+        public TimeSpan HoldFor { get; init; }
+
         public int Calls => Volatile.Read(ref _calls);
 
+        /// <summary>The most calls that were running at once.</summary>
+        public int MostAtOnce => Volatile.Read(ref _mostAtOnce);
+
         public Device Deserialize(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
+        {
+            int atOnce = Interlocked.Increment(ref _running);
+            InterlockedMax(ref _mostAtOnce, atOnce);
+            try
+            {
+                if (HoldFor > TimeSpan.Zero)
+                {
+                    Thread.Sleep(HoldFor); // a deserializer that keeps state would race here
+                }
+
+                return Read(data, isNull, context);
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _running);
+            }
+        }
+
+        private static void InterlockedMax(ref int most, int value)
+        {
+            int seen;
+            while (value > (seen = Volatile.Read(ref most)) && Interlocked.CompareExchange(ref most, value, seen) != seen)
+            {
+            }
+        }
+
+        private Device Read(ReadOnlySpan<byte> data, bool isNull, SerializationContext context)
         {
             Device device = _inner.Deserialize(data, isNull, context)!;
             if (SequenceOf(device) == UnavailableOnce && Interlocked.Exchange(ref _failed, 1) == 0)
