@@ -1,9 +1,13 @@
 using System.Collections.Generic;
+using System.IO;
+using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
 using Shop.V1;
+using Xunit;
 
 namespace KafkaProtobuf.Tests.Docs.Snippets;
 
@@ -64,5 +68,17 @@ internal static class RegistrySnippets
         var registry = new RegistryClient(options);
         #endregion
         return registry;
+    }
+
+    internal static void CompatibleWithTheLastRelease()
+    {
+        #region schema-evolution-test
+        // schemas/orders-v1.pb: kept from the last release (protoc --include_imports --descriptor_set_out=...).
+        ProtoSchema released = ProtoSchema.Of(FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes("schemas/orders-v1.pb")));
+        CompatibilityVerdict verdict = ProtobufCompatibility.Check(
+            ProtoSchema.Of(OrderPlaced.Descriptor.File), [released], CompatibilityLevel.Backward);
+
+        Assert.True(verdict.IsCompatible, string.Join("\n", verdict.Incompatibilities.Select(d => d.Description)));
+        #endregion
     }
 }
