@@ -133,9 +133,9 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
     /// Sorts a record that could not be deserialized, here or when a handler took it (keys and values read late, see
     /// <see cref="RawBytesCapture{T}.ReadsLater"/>): poison (<see cref="Consumed.Poison"/>: dead-letter it); its writer's
     /// schema unavailable (<see cref="Consumed.SchemaUnavailable"/>: logged, the health degraded, the probe told; the
-    /// caller reads it again later);
-    /// or the schema source refusing this application's credentials (<see cref="Consumed.Failed"/>: waiting cannot fix
-    /// that, so the owner is told and the consumer stops loudly, nothing past the record stored).
+    /// caller reads it again later); or the schema source refusing this application's credentials
+    /// (<see cref="Consumed.Failed"/>: waiting cannot fix that, so the owner is told and the consumer stops loudly,
+    /// nothing past the record stored).
     /// </summary>
     public Consumed SortUnread(ConsumeException unread)
     {

@@ -69,11 +69,15 @@ internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer
     /// <summary>The last bytes' <see cref="KeyHash"/> (a null key hashes as an empty one).</summary>
     public uint Hash() => KeyHash.Of(_buffer.AsSpan(0, _length));
 
+    /// <summary>
+    /// The packages' own deserializers, and Confluent.Kafka's built-in ones (not its generic wrappers, such as
+    /// <c>AsSyncOverAsync</c>'s, which hold a deserializer of anyone's).
+    /// </summary>
     private static bool IsSharedSafely(IDeserializer<T> deserializer)
     {
         Type type = deserializer.GetType();
         return deserializer is MultiTypeProtobufDeserializer
             || (type.IsGenericType && type.GetGenericTypeDefinition() == typeof(FramedProtobufDeserializer<>))
-            || type.Assembly == typeof(Deserializers).Assembly;
+            || (!type.IsGenericType && type.Assembly == typeof(Deserializers).Assembly);
     }
 }
