@@ -16,10 +16,10 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledWork
     /// <summary>What the handler is given: <see cref="Record"/>, or for a retry topic's record the same at the position it was first read from.</summary>
     public ConsumeResult<TKey, TValue>? HandlerView { get; private set; }
 
-    /// <summary>A record consumed as poison (its bytes are in the exception); no handler runs.</summary>
-    public ConsumeException? Poison { get; private set; }
-
-    /// <summary>Set when a handler took it: its key or value could not be read from its bytes (bad data, or its writer's schema unavailable); its handler did not run.</summary>
+    /// <summary>
+    /// Its key or value could not be read (its bytes are in the exception; no handler runs): consumed as poison, or, read
+    /// when a handler took it, bad data or a writer's schema unavailable.
+    /// </summary>
     public ConsumeException? Unread { get; set; }
 
     /// <summary>Its key and value bytes, copied when the scheduler kept it; null while the capture still holds them.</summary>
@@ -30,7 +30,7 @@ internal sealed class ParallelRecord<TKey, TValue> : ScheduledWork
     public static ParallelRecord<TKey, TValue> OfPoison(ConsumeException poison, bool perKey)
     {
         ConsumeResult<byte[], byte[]> raw = poison.ConsumerRecord;
-        var record = new ParallelRecord<TKey, TValue> { Poison = poison };
+        var record = new ParallelRecord<TKey, TValue> { Unread = poison };
         record.Place(raw.Topic, raw.Partition, raw.Offset, perKey ? Consuming.KeyHash.Of(raw.Message?.Key) : 0, needsHandler: false);
         return record;
     }

@@ -105,9 +105,9 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
     /// <summary>The record outlives this consume: it takes its own copy of its bytes (for a possible dead letter) from the capture.</summary>
     public void Retain(ParallelRecord<TKey, TValue> record)
     {
-        if (record.Poison is { } poison)
+        if (record.Unread is { } poison)
         {
-            record.HeldBytes = ReadAhead.Charge(poison.ConsumerRecord); // its bytes are in its exception
+            record.HeldBytes = ReadAhead.Charge(poison.ConsumerRecord); // consumed as poison (one read when taken is never kept unread): its bytes are in its exception
             return;
         }
 
@@ -118,13 +118,9 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
 
     public AfterConclusion Conclude(ParallelRecord<TKey, TValue> record)
     {
-        if (record.Poison is { } poison)
-        {
-            return _conclusion.DeadLetterPoison(poison);
-        }
-
         if (record.Unread is { } unread)
         {
+            // Sorted as at consume (one consumed as poison sorts as poison again).
             return _step.SortUnread(unread) switch
             {
                 Consumed.Poison => _conclusion.DeadLetterPoison(unread),
@@ -151,21 +147,13 @@ internal sealed class RecordIntake<TKey, TValue> : IIntake<TKey, TValue, Paralle
         ErrorCode failing = ErrorCode.Local_KeyDeserialization;
         try
         {
-            var keyContext = new SerializationContext(MessageComponentType.Key, record.Topic, message.Headers);
-            var valueContext = new SerializationContext(MessageComponentType.Value, record.Topic, message.Headers);
-            if (held.OwnBytes is { } own)
-            {
-                message.Key = _step.Keys.Read(own.Key, own.Key is null, keyContext);
-                failing = ErrorCode.Local_ValueDeserialization;
-                message.Value = _step.Values.Read(own.Value, own.Value is null, valueContext);
-            }
-            else
-            {
-                message.Key = _step.Keys.Read(_step.Keys.Last, _step.Keys.LastIsNull, keyContext);
-                failing = ErrorCode.Local_ValueDeserialization;
-                message.Value = _step.Values.Read(_step.Values.Last, _step.Values.LastIsNull, valueContext);
-            }
-
+            bool own = held.OwnBytes is not null;
+            (byte[]? ownKey, byte[]? ownValue) = held.OwnBytes ?? default;
+            ReadOnlySpan<byte> key = own ? ownKey : _step.Keys.Last;
+            message.Key = _step.Keys.Read(key, own ? ownKey is null : _step.Keys.LastIsNull, new SerializationContext(MessageComponentType.Key, record.Topic, message.Headers));
+            failing = ErrorCode.Local_ValueDeserialization;
+            ReadOnlySpan<byte> value = own ? ownValue : _step.Values.Last;
+            message.Value = _step.Values.Read(value, own ? ownValue is null : _step.Values.LastIsNull, new SerializationContext(MessageComponentType.Value, record.Topic, message.Headers));
             return true;
         }
         catch (Exception e)
