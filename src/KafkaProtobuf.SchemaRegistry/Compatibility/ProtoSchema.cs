@@ -85,7 +85,7 @@ public sealed class ProtoSchema
         }
 
         FileDescriptorProto file = set.File.LastOrDefault(f => string.Equals(f.Name, fileName, StringComparison.Ordinal))
-            ?? throw new ArgumentException("The descriptor set holds no file named '" + fileName + "'; it holds " + string.Join(", ", set.File.Select(f => f.Name)) + ".", nameof(fileName));
+            ?? throw new ArgumentException("The descriptor set holds no file named '" + BoundedText.Cut(fileName, 200) + "'; it holds " + BoundedText.Cut(string.Join(", ", set.File.Select(f => f.Name))) + ".", nameof(fileName));
         return new ProtoSchema(file, set.File.Where(f => !ReferenceEquals(f, file)).ToList());
     }
 

@@ -10,10 +10,17 @@ namespace KafkaProtobuf.SchemaRegistry;
 /// </summary>
 public static class ProtobufCompatibility
 {
+    /// <summary>
+    /// How many messages deep a comparison goes, nested or named through fields (a type named from several places is
+    /// walked once): a schema built deeper is refused rather than risk the stack.
+    /// </summary>
+    public const int MaxTypeDepth = 128;
+
     /// <summary>Every difference between an original schema and an update (compatible ones included).</summary>
     /// <param name="original">The schema records were written with.</param>
     /// <param name="update">The schema they are read with.</param>
     /// <returns>The differences, each once.</returns>
+    /// <exception cref="ArgumentException">The schemas' types go deeper than <see cref="MaxTypeDepth"/>.</exception>
     public static IReadOnlyList<SchemaDifference> Compare(ProtoSchema original, ProtoSchema update) =>
         SchemaComparer.Compare(original ?? throw new ArgumentNullException(nameof(original)), update ?? throw new ArgumentNullException(nameof(update)));
 
@@ -26,6 +33,7 @@ public static class ProtobufCompatibility
     /// <param name="earlier">The subject's versions so far, oldest first (the latest last); may be empty.</param>
     /// <param name="level">The level.</param>
     /// <returns>The verdict, with each comparison made.</returns>
+    /// <exception cref="ArgumentException">The schemas' types go deeper than <see cref="MaxTypeDepth"/>.</exception>
     public static CompatibilityVerdict Check(ProtoSchema update, IReadOnlyList<ProtoSchema> earlier, CompatibilityLevel level)
     {
         if (update is null)

@@ -17,17 +17,17 @@ internal sealed class SchemaComparer
 {
     private readonly TypeTable _original;
     private readonly TypeTable _update;
-    private readonly List<DescriptorProto> _comparing; // original messages whose fields are being compared: a recursive type stops here
+    private readonly Walk _walk; // shared by the whole comparison, sub-walks included
     private readonly List<string> _path;
     private readonly List<SchemaDifference> _found = [];
     private readonly bool _proto3Before; // the syntax of the files whose declarations are compared
     private readonly bool _proto3After;
 
-    private SchemaComparer(TypeTable original, TypeTable update, List<DescriptorProto> comparing, IEnumerable<string> path, bool proto3Before, bool proto3After)
+    private SchemaComparer(TypeTable original, TypeTable update, Walk walk, IEnumerable<string> path, bool proto3Before, bool proto3After)
     {
         _original = original;
         _update = update;
-        _comparing = comparing;
+        _walk = walk;
         _path = [.. path];
         _proto3Before = proto3Before;
         _proto3After = proto3After;
@@ -36,7 +36,7 @@ internal sealed class SchemaComparer
     /// <summary>What <paramref name="update"/> changed in <paramref name="original"/>, each difference once, in the order found.</summary>
     public static IReadOnlyList<SchemaDifference> Compare(ProtoSchema original, ProtoSchema update)
     {
-        var comparer = new SchemaComparer(original.Types, update.Types, [], [], TypeTable.IsProto3(original.File), TypeTable.IsProto3(update.File));
+        var comparer = new SchemaComparer(original.Types, update.Types, new Walk(), [], TypeTable.IsProto3(original.File), TypeTable.IsProto3(update.File));
         if (!string.Equals(original.File.Package, update.File.Package, StringComparison.Ordinal))
         {
             comparer.Note(SchemaDifferenceKind.PackageChanged);
@@ -153,20 +153,37 @@ internal sealed class SchemaComparer
     /// <summary>A message's fields by number wherever they sit (top level or a oneof), its oneofs, then its nested types.</summary>
     private void CompareMessage(DescriptorProto original, DescriptorProto update)
     {
-        if (!_comparing.Any(m => ReferenceEquals(m, original)))
+        if (++_walk.Depth > ProtobufCompatibility.MaxTypeDepth)
         {
-            _comparing.Add(original);
-            try
-            {
-                CompareFields(original, update);
-            }
-            finally
-            {
-                _comparing.RemoveAt(_comparing.Count - 1);
-            }
+            throw new ArgumentException(
+                "The schemas' message types nest, or name each other through fields, deeper than " + ProtobufCompatibility.MaxTypeDepth + " (at #/" + BoundedText.Cut(string.Join("/", _path), 200) + "): not compared.");
         }
 
-        CompareTypes(original.NestedType, original.EnumType, update.NestedType, update.EnumType);
+        try
+        {
+            if (_walk.Comparing.Any(m => ReferenceEquals(m, original)))
+            {
+                _walk.CycleSkips++; // a recursive type: its fields are being compared further up
+            }
+            else
+            {
+                _walk.Comparing.Add(original);
+                try
+                {
+                    CompareFields(original, update);
+                }
+                finally
+                {
+                    _walk.Comparing.RemoveAt(_walk.Comparing.Count - 1);
+                }
+            }
+
+            CompareTypes(original.NestedType, original.EnumType, update.NestedType, update.EnumType);
+        }
+        finally
+        {
+            _walk.Depth--;
+        }
     }
 
     private void CompareFields(DescriptorProto original, DescriptorProto update)
@@ -341,15 +358,35 @@ internal sealed class SchemaComparer
             return;
         }
 
-        if (original.Referenced && update.Referenced && string.Equals(original.FileName, update.FileName, StringComparison.Ordinal) && original.Message.Equals(update.Message))
+        // Walked once per pair of types, however many fields name them: its differences are already among the found.
+        (DescriptorProto, DescriptorProto) pair = (original.Message, update.Message);
+        if (_walk.Walked.TryGetValue(pair, out bool wasIncompatible))
         {
-            return; // the same referenced declaration on both sides
+            if (wasIncompatible)
+            {
+                Note(SchemaDifferenceKind.FieldNamedTypeChanged);
+            }
+
+            return;
         }
 
-        var inner = new SchemaComparer(_original, _update, _comparing, localName.Split('.'), original.Proto3, update.Proto3);
+        if (original.Referenced && update.Referenced && string.Equals(original.FileName, update.FileName, StringComparison.Ordinal) && original.Message.Equals(update.Message))
+        {
+            _walk.Walked[pair] = false; // the same referenced declaration on both sides
+            return;
+        }
+
+        int cycleSkips = _walk.CycleSkips;
+        var inner = new SchemaComparer(_original, _update, _walk, localName.Split('.'), original.Proto3, update.Proto3);
         inner.CompareMessage(original.Message, update.Message);
         _found.AddRange(inner._found);
-        if (inner._found.Any(d => !d.IsCompatible))
+        bool incompatible = inner._found.Any(d => !d.IsCompatible);
+        if (_walk.CycleSkips == cycleSkips)
+        {
+            _walk.Walked[pair] = incompatible; // complete: no recursive type's fields were left to a walk further up
+        }
+
+        if (incompatible)
         {
             Note(SchemaDifferenceKind.FieldNamedTypeChanged);
         }
@@ -398,6 +435,32 @@ internal sealed class SchemaComparer
     }
 
     private static List<string> InOrder(IEnumerable<string> original, IEnumerable<string> update) => original.Concat(update).Distinct(StringComparer.Ordinal).ToList();
+
+    /// <summary>What one comparison shares across its sub-walks.</summary>
+    private sealed class Walk
+    {
+        /// <summary>Original messages whose fields are being compared: a recursive type stops here.</summary>
+        public List<DescriptorProto> Comparing { get; } = [];
+
+        /// <summary>Pairs of message types walked to the end, and whether they differ incompatibly.</summary>
+        public Dictionary<(DescriptorProto, DescriptorProto), bool> Walked { get; } = new(ByReference.Instance);
+
+        /// <summary>How often a recursive type's fields were left to a walk further up (a walk that met one is not kept).</summary>
+        public int CycleSkips { get; set; }
+
+        /// <summary>Messages deep, nested or named through fields.</summary>
+        public int Depth { get; set; }
+    }
+
+    private sealed class ByReference : IEqualityComparer<(DescriptorProto, DescriptorProto)>
+    {
+        public static readonly ByReference Instance = new();
+
+        public bool Equals((DescriptorProto, DescriptorProto) x, (DescriptorProto, DescriptorProto) y) => ReferenceEquals(x.Item1, y.Item1) && ReferenceEquals(x.Item2, y.Item2);
+
+        public int GetHashCode((DescriptorProto, DescriptorProto) pair) =>
+            (System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(pair.Item1) * 397) ^ System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(pair.Item2);
+    }
 
     private enum FieldKind
     {

@@ -59,12 +59,12 @@ internal static class SchemaCommand
                 return ExitCodes.Usage;
             }
 
-            ProtoSchema before;
-            ProtoSchema after;
+            CompatibilityVerdict verdict;
             try
             {
-                before = Read(result.GetRequiredValue(original), result.GetValue(file));
-                after = Read(result.GetRequiredValue(update), result.GetValue(file));
+                ProtoSchema before = Read(result.GetRequiredValue(original), result.GetValue(file));
+                ProtoSchema after = Read(result.GetRequiredValue(update), result.GetValue(file));
+                verdict = ProtobufCompatibility.Check(after, [before], chosen); // a schema too deep to compare is the file's fault too
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidProtocolBufferException or ArgumentException)
             {
@@ -72,7 +72,6 @@ internal static class SchemaCommand
                 return ExitCodes.Usage;
             }
 
-            CompatibilityVerdict verdict = ProtobufCompatibility.Check(after, [before], chosen);
             await output.WriteAsync(outputFormat == "json" ? Json(verdict) : Text(verdict)).ConfigureAwait(false);
             return verdict.IsCompatible ? ExitCodes.Ok : Incompatible;
         });
