@@ -60,19 +60,33 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         ProduceAcrossPartitions("orders", 1, 10);
         CreateTopics("orders");
         var calls = new ConcurrentQueue<Call>();
-        IHost host = StartHost("retries", "orders", builder => builder.Handle((record, _) =>
+        int heldOnce = 0;
+        IHost host = StartHost("retries", "orders", builder => builder.Handle(async (record, _) =>
         {
             Headers headers = record.Message.Headers;
             int attempt = AttemptOf(headers);
             bool fails = (record.Offset.Value == 3 && attempt < 2) || record.Offset.Value == 7 || record.Offset.Value == 5;
-            calls.Enqueue(new Call(record.Topic, record.Offset.Value, attempt, Time(headers, RetryHeaderNames.Due), Time(headers, RetryHeaderNames.FirstFailure), DateTimeOffset.UtcNow, !fails));
-            return record.Offset.Value switch
+            if (record.Offset.Value == 3 && attempt == 1 && Interlocked.Exchange(ref heldOnce, 1) == 0)
             {
-                5 => throw new ArgumentException("not a device we know"), // Classify: straight to the dead-letter topic
-                3 or 7 when fails => throw new TimeoutException("the device registry did not answer (tier " + attempt + ")"),
-                _ => Task.CompletedTask,
-            };
-        }), Options);
+                // Record 3 back from its tier waits, on its slot, until the records after it in its partition are handled
+                // on the other slot: they can be only if the partition flowed while 3 waited in the retry topic.
+                // Awaited, never blocking: a handler that completes later runs on a worker, so the consume loop goes on.
+                await Task.Run(() => Wait.Until(() => Offsets(4, 10).Except([5L, 7L]).All(o => calls.Any(c => c.Offset == o && c.Succeeded)), "the records after 3 handled while 3 was in its retry topic", Deadline), CancellationToken.None);
+            }
+
+            calls.Enqueue(new Call(record.Topic, record.Offset.Value, attempt, Time(headers, RetryHeaderNames.Due), Time(headers, RetryHeaderNames.FirstFailure), DateTimeOffset.UtcNow, !fails));
+            switch (record.Offset.Value)
+            {
+                case 5:
+                    throw new ArgumentException("not a device we know"); // Classify: straight to the dead-letter topic
+                case 3 or 7 when fails:
+                    throw new TimeoutException("the device registry did not answer (tier " + attempt + ")");
+            }
+        }), options =>
+        {
+            Options(options);
+            options.MaxConcurrentHandlers = 2; // a retried record held on one slot leaves the other to its partition
+        });
 
         Wait.Until(() => calls.Count(c => c.Succeeded) == 8 && calls.Count(c => c.Offset == 7) == 6, "record 3 handled on tier 2 and record 7 through every tier", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
@@ -83,7 +97,7 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal([0, 0, 1, 1, 2], three.Select(c => c.Attempt)); // two attempts in place on each, then success on tier 2
         Assert.True(three[^1].Succeeded);
 
-        // The partition flowed: the records after 3 were handled before 3 came back from its retry topic.
+        // The partition flowed: the records after 3 were handled before 3 came back from its retry topic (see the hold above).
         int firstRetry = calls.ToList().FindIndex(c => c.Offset == 3 && c.Attempt == 1);
         Assert.All(Offsets(4, 10).Except([5L, 7L]), o => Assert.InRange(calls.ToList().FindIndex(c => c.Offset == o && c.Succeeded), 0, firstRetry));
 
