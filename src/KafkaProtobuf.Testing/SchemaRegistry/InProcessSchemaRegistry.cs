@@ -19,8 +19,9 @@ namespace KafkaProtobuf.Testing.SchemaRegistry;
 /// code that registers and looks up schemas, with any client (this package's, Confluent's .NET, Java or Python serdes,
 /// KafkaJS). It answers the REST calls those clients make, with the real registry's JSON shapes and error codes:
 /// schemas by id and GUID (<c>format=serialized</c> or .proto text), subjects and versions, registration (ids from 1, a
-/// GUID per schema, idempotent), lookup, references, compatibility (answer chosen with <see cref="Compatible"/>),
-/// subject and global configuration, modes, contexts and (empty) associations.
+/// GUID per schema, idempotent), lookup, references, compatibility (Protobuf schemas compared with Confluent's rules
+/// at the subject's level, BACKWARD by default: an incompatible registration is refused with 409 and the registry's
+/// messages), subject and global configuration, modes, contexts and (empty) associations.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -28,10 +29,10 @@ namespace KafkaProtobuf.Testing.SchemaRegistry;
 /// <see cref="StartAgain"/> (same port), and <see cref="RequestCount"/> per path. Dispose it when done.
 /// </para>
 /// <para>
-/// Differences from the real registry: state is in memory; compatibility is not computed but answered as set;
-/// <c>normalize</c> is accepted and ignored (a Protobuf descriptor is always stored as its printed text, which already
-/// ignores field order in the bytes); a Protobuf schema registered as .proto text is stored and served as text and
-/// cannot be asked for in <c>format=serialized</c> (the real registry parses it); no contexts, tags, rules or metadata.
+/// Differences from the real registry: state is in memory; .proto text is compiled by protobuf-net.Reflection (what
+/// Confluent's .NET serdes use), not by the registry's Java parser, so the two may disagree on exotic text; Avro and
+/// JSON Schema registrations are stored but never compared (always compatible); the subject-level <c>normalize</c>
+/// setting is not kept (the <c>normalize</c> query parameter is honoured); no contexts, tags, rules or metadata.
 /// </para>
 /// </remarks>
 public sealed class InProcessSchemaRegistry : IDisposable
@@ -86,16 +87,6 @@ public sealed class InProcessSchemaRegistry : IDisposable
 
     /// <summary>Whether it is listening (from <see cref="Start"/> or <see cref="StartAgain"/> until <see cref="Stop"/>).</summary>
     public bool IsRunning => _door.IsOpen;
-
-    /// <summary>
-    /// What compatibility checks answer, and whether a new version of an existing subject is accepted (otherwise
-    /// <c>409</c>, error code 40901). Default <see langword="true"/>.
-    /// </summary>
-    public bool Compatible
-    {
-        get { lock (_lock) { return _store.Compatible; } }
-        set { lock (_lock) { _store.Compatible = value; } }
-    }
 
     /// <summary>A delay added before every answer (a slow registry); <see cref="TimeSpan.Zero"/> by default.</summary>
     public TimeSpan AddedLatency

@@ -4,6 +4,7 @@ using System.Collections.Specialized;
 using System.Globalization;
 using System.Linq;
 using System.Text.Json;
+using KafkaProtobuf.SchemaRegistry;
 
 namespace KafkaProtobuf.Testing.SchemaRegistry;
 
@@ -65,7 +66,7 @@ internal static class RegistryRoutes
 
             case ("POST", 2) when s[0] == "subjects":
             {
-                SubjectVersion found = store.Lookup(s[1], ParseRequest(body), deleted);
+                SubjectVersion found = store.Lookup(s[1], ParseRequest(body, query), deleted);
                 return Ok(w => WriteSchema(w, found.Schema, format, found, includeId: true, maxId: null));
             }
 
@@ -80,7 +81,7 @@ internal static class RegistryRoutes
 
             case ("POST", 3) when s[0] == "subjects" && s[2] == "versions":
             {
-                SubjectVersion registered = store.Register(s[1], ParseRequest(body));
+                SubjectVersion registered = store.Register(s[1], ParseRequest(body, query));
                 return Ok(w =>
                 {
                     // RegisterSchemaResponse: no subject.
@@ -111,20 +112,15 @@ internal static class RegistryRoutes
 
             case ("POST", 4 or 5) when s[0] == "compatibility" && s[1] == "subjects" && s[3] == "versions":
             {
-                ParseRequest(body);
-                if (s.Length == 5)
-                {
-                    store.Version(s[2], s[4], includeDeleted: false); // 404 for an unknown subject or version
-                }
-
-                bool compatible = store.Compatible;
+                bool verbose = Flag(query, "verbose");
+                List<string> messages = store.CheckCompatibility(s[2], s.Length == 5 ? s[4] : null, ParseRequest(body, query), verbose);
                 return Ok(w =>
                 {
                     w.WriteStartObject();
-                    w.WriteBoolean("is_compatible", compatible);
-                    if (Flag(query, "verbose"))
+                    w.WriteBoolean("is_compatible", messages.Count == 0);
+                    if (verbose)
                     {
-                        Strings(w, compatible ? [] : ["the in-process registry was set to answer incompatible"], "messages");
+                        Strings(w, messages, "messages");
                     }
 
                     w.WriteEndObject();
@@ -249,7 +245,7 @@ internal static class RegistryRoutes
         }
     }
 
-    private static RegistrationRequest ParseRequest(string body)
+    private static RegistrationRequest ParseRequest(string body, NameValueCollection query)
     {
         using JsonDocument document = JsonDocument.Parse(body);
         JsonElement root = document.RootElement;
@@ -274,16 +270,15 @@ internal static class RegistryRoutes
             }
         }
 
-        return RegistrationRequest.Parse(schemaType, schema, references);
+        return new RegistrationRequest(schemaType, schema, references, Flag(query, "normalize"));
     }
 
     private static string ParseCompatibility(string body)
     {
         using JsonDocument document = JsonDocument.Parse(body);
-        string? level = document.RootElement.TryGetProperty("compatibility", out JsonElement value) ? value.GetString() : null;
-        string[] valid = ["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"];
-        return level is not null && valid.Contains(level)
-            ? level
+        string? name = document.RootElement.TryGetProperty("compatibility", out JsonElement value) ? value.GetString() : null;
+        return CompatibilityLevelNames.TryParse(name, out CompatibilityLevel level)
+            ? CompatibilityLevelNames.Of(level)
             : throw new RegistryError(422, 42203, "Invalid compatibility level. Valid values are none, backward, forward, full, backward_transitive, forward_transitive, and full_transitive");
     }
 

@@ -1,8 +1,10 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.SchemaRegistry;
 
 namespace KafkaProtobuf.Testing.SchemaRegistry;
 
@@ -23,9 +25,6 @@ internal sealed class RegistryStore
     private readonly Dictionary<string, string> _subjectCompatibility = new(StringComparer.Ordinal);
 
     internal string GlobalCompatibility { get; set; } = DefaultCompatibility;
-
-    /// <summary>What compatibility checks answer: the real registry would compare schemas; tests choose.</summary>
-    internal bool Compatible { get; set; } = true;
 
     internal IEnumerable<string> SubjectNames(bool includeDeleted) =>
         _subjects.Values.Where(s => includeDeleted || s.Versions.Any(v => !v.Deleted)).Select(s => s.Name);
@@ -55,26 +54,32 @@ internal sealed class RegistryStore
 
     internal bool RemoveSubjectCompatibility(string subject) => _subjectCompatibility.Remove(subject);
 
-    /// <summary>Registers (or finds) a schema under a subject; returns its version, or throws a <see cref="RegistryError"/>.</summary>
+    /// <summary>
+    /// Registers (or finds) a schema under a subject; returns its version, or throws a <see cref="RegistryError"/>: 409
+    /// when the subject's compatibility level refuses it (Protobuf schemas are compared as the real registry compares
+    /// them; Avro and JSON Schema are not compared), 422 when it does not compile or a reference is missing.
+    /// </summary>
     internal SubjectVersion Register(string subject, RegistrationRequest request)
     {
-        ValidateReferences(request.References);
-        StoredSchema schema = Intern(request);
-        if (!_subjects.TryGetValue(subject, out Subject? existing))
-        {
-            existing = new Subject(subject);
-            _subjects.Add(subject, existing);
-        }
-
-        SubjectVersion? same = existing.Versions.FirstOrDefault(v => !v.Deleted && v.Schema == schema);
+        PreparedSchema prepared = Prepare(request);
+        _subjects.TryGetValue(subject, out Subject? existing);
+        SubjectVersion? same = existing?.Versions.FirstOrDefault(v => !v.Deleted && v.Schema.IdentityKey == prepared.IdentityKey);
         if (same is not null)
         {
             return same; // idempotent: the same schema in a subject keeps its id and version
         }
 
-        if (existing.Versions.Any(v => !v.Deleted) && !Compatible)
+        List<string> incompatibilities = Incompatibilities(subject, prepared, existing?.Versions.Where(v => !v.Deleted).ToList() ?? []);
+        if (incompatibilities.Count > 0)
         {
-            throw new RegistryError(409, 40901, "Schema being registered is incompatible with an earlier schema for subject \"" + subject + "\"");
+            throw new RegistryError(409, 40901, "Schema being registered is incompatible with an earlier schema for subject \"" + subject + "\", details: [" + string.Join(", ", incompatibilities) + "]");
+        }
+
+        StoredSchema schema = Intern(prepared);
+        if (existing is null)
+        {
+            existing = new Subject(subject);
+            _subjects.Add(subject, existing);
         }
 
         var version = new SubjectVersion(existing, existing.Versions.Count == 0 ? 1 : existing.Versions.Max(v => v.Version) + 1, schema);
@@ -82,11 +87,56 @@ internal sealed class RegistryStore
         return version;
     }
 
+    /// <summary>
+    /// <c>POST /compatibility/subjects/{subject}/versions[/{version}]</c>: the messages of the check a registration would
+    /// make (none: compatible), against one version (<paramref name="version"/>: a number or <c>latest</c>; a subject
+    /// without versions has no latest, so anything is compatible with it) or, when it is null, the subject's versions
+    /// at its level.
+    /// </summary>
+    internal List<string> CheckCompatibility(string subject, string? version, RegistrationRequest request, bool verbose)
+    {
+        List<SubjectVersion> live = FindSubject(subject)?.Versions.Where(v => !v.Deleted).ToList() ?? [];
+        if (version is not null)
+        {
+            if (version is "latest" or "-1")
+            {
+                live = live.Count == 0 ? [] : [live[live.Count - 1]];
+            }
+            else if (!int.TryParse(version, out int number) || number < 1)
+            {
+                throw new RegistryError(422, 42202, "The specified version '" + version + "' is not a valid version id. Allowed values are between [1, 2^31-1] and the string \"latest\"");
+            }
+            else
+            {
+                live = [live.FirstOrDefault(v => v.Version == number) ?? throw new RegistryError(404, 40402, "Version " + version + " not found.")];
+            }
+        }
+
+        PreparedSchema prepared;
+        try
+        {
+            prepared = Prepare(request);
+        }
+        catch (RegistryError e) when (verbose && e.ErrorCode == 42201)
+        {
+            return [e.Message]; // the real registry answers an invalid schema so when asked to be verbose
+        }
+
+        return Incompatibilities(subject, prepared, live);
+    }
+
+    /// <summary>The subject's level: its own, or the global one.</summary>
+    internal CompatibilityLevel LevelOf(string subject) =>
+        CompatibilityLevelNames.TryParse(SubjectCompatibility(subject) ?? GlobalCompatibility, out CompatibilityLevel level) ? level : CompatibilityLevel.Backward;
+
+    private List<string> Incompatibilities(string subject, PreparedSchema candidate, List<SubjectVersion> earlier) =>
+        CompatibilityMessages.Of(LevelOf(subject), candidate.SchemaType, candidate.Compared, earlier.Select(v => (v.Version, v.Schema)).ToList());
+
     /// <summary>The version of a subject that holds this schema (POST /subjects/{subject}).</summary>
     internal SubjectVersion Lookup(string subject, RegistrationRequest request, bool includeDeleted)
     {
         Subject found = FindSubject(subject) ?? throw RegistryError.SubjectNotFound(subject);
-        string identity = Identity(request);
+        string identity = Prepare(request).IdentityKey;
         return found.Versions.FirstOrDefault(v => (includeDeleted || !v.Deleted) && v.Schema.IdentityKey == identity)
             ?? throw new RegistryError(404, 40403, "Schema not found");
     }
@@ -162,62 +212,139 @@ internal sealed class RegistryStore
         }
     }
 
-    private StoredSchema Intern(RegistrationRequest request)
+    private StoredSchema Intern(PreparedSchema prepared)
     {
-        string identity = Identity(request);
-        if (_byIdentity.TryGetValue(identity, out StoredSchema? schema))
+        if (_byIdentity.TryGetValue(prepared.IdentityKey, out StoredSchema? schema))
         {
             return schema;
         }
 
         (int id, Guid guid) = _nextIdentity ?? (MaxId + 1, Guid.NewGuid());
         _nextIdentity = null;
-        schema = new StoredSchema(id, guid, request.SchemaType, request.Text, request.Serialized, request.References, identity);
+        schema = new StoredSchema(id, guid, prepared);
         _schemas.Add(schema);
         _byId.Add(id, schema);
-        _byIdentity.Add(identity, schema);
+        _byIdentity.Add(prepared.IdentityKey, schema);
         return schema;
     }
 
-    private static string Identity(RegistrationRequest request) =>
-        request.SchemaType + "\n" + request.Text + "\n" + string.Join("\n", request.References.Select(r => r.Name + "|" + r.Subject + "|" + r.Version));
+    /// <summary>
+    /// A request as the registry keeps it: a Protobuf schema compiled (base64 descriptor or .proto text, its imports
+    /// read from its references), normalized when asked, and ready to compare.
+    /// </summary>
+    private PreparedSchema Prepare(RegistrationRequest request)
+    {
+        ValidateReferences(request.References);
+        if (string.IsNullOrWhiteSpace(request.Schema))
+        {
+            throw new RegistryError(422, 42201, "Invalid schema: empty");
+        }
+
+        if (request.SchemaType != "PROTOBUF")
+        {
+            return new PreparedSchema(request.SchemaType, request.Schema, null, null, request.References);
+        }
+
+        string? text = null;
+        if (!RegistrationRequest.TryParseDescriptor(request.Schema, out FileDescriptorProto descriptor))
+        {
+            text = request.Schema;
+            try
+            {
+                FileDescriptorSet compiled = ProtoSource.Compile(CompiledName, text, ReadReference(request.References));
+                descriptor = compiled.File[compiled.File.Count - 1];
+            }
+            catch (ProtoSyntaxException e)
+            {
+                throw new RegistryError(422, 42201, "Invalid schema " + BoundedText.Cut(text, 200) + ", details: " + e.Message);
+            }
+        }
+
+        if (request.Normalize)
+        {
+            descriptor = ProtoNormalizer.Normalize(descriptor);
+            text = ProtoText.Print(descriptor);
+        }
+
+        var dependencies = new List<FileDescriptorProto>(WellKnownFiles.All);
+        foreach (Reference reference in request.References)
+        {
+            ProtoSchema? referenced = Version(reference.Subject, reference.Version.ToString(CultureInfo.InvariantCulture), includeDeleted: true).Schema.Compared;
+            if (referenced is not null)
+            {
+                dependencies.Add(referenced.File);
+                dependencies.AddRange(referenced.Dependencies);
+            }
+        }
+
+        try
+        {
+            return new PreparedSchema(request.SchemaType, text ?? ProtoText.Print(descriptor), descriptor, ProtoSchema.Of(descriptor, dependencies.Distinct()), request.References);
+        }
+        catch (ArgumentException e)
+        {
+            throw new RegistryError(422, 42201, "Invalid schema: " + e.Message);
+        }
+    }
+
+    /// <summary>The name a schema registered as text is compiled under; the real registry calls its files <c>default</c>.</summary>
+    private const string CompiledName = "default.proto";
+
+    private Func<string, string?> ReadReference(IReadOnlyList<Reference> references) => name =>
+    {
+        Reference? reference = references.FirstOrDefault(r => r.Name == name);
+        return reference is null ? null : Version(reference.Subject, reference.Version.ToString(CultureInfo.InvariantCulture), includeDeleted: true).Schema.Text;
+    };
+}
+
+/// <summary>A schema prepared for storing: its text as answered, and for Protobuf its descriptor and comparable form.</summary>
+internal sealed class PreparedSchema(string schemaType, string text, FileDescriptorProto? descriptor, ProtoSchema? compared, IReadOnlyList<Reference> references)
+{
+    internal string SchemaType { get; } = schemaType;
+
+    internal string Text { get; } = text;
+
+    internal FileDescriptorProto? Descriptor { get; } = descriptor;
+
+    internal ProtoSchema? Compared { get; } = compared;
+
+    internal IReadOnlyList<Reference> References { get; } = references;
+
+    /// <summary>What makes two registrations one schema: type, text and references.</summary>
+    internal string IdentityKey { get; } = schemaType + "\n" + text + "\n" + string.Join("\n", references.Select(r => r.Name + "|" + r.Subject + "|" + r.Version));
 }
 
 /// <summary>A schema as the registry holds it. <see cref="Text"/> is what answers carry by default (for Protobuf, .proto text).</summary>
-internal sealed class StoredSchema(int id, Guid guid, string schemaType, string text, FileDescriptorProto? serialized, IReadOnlyList<Reference> references, string identityKey)
+internal sealed class StoredSchema(int id, Guid guid, PreparedSchema prepared)
 {
     internal int Id { get; } = id;
 
     internal Guid Guid { get; } = guid;
 
-    internal string SchemaType { get; } = schemaType;
+    internal string SchemaType => prepared.SchemaType;
 
-    internal string Text { get; } = text;
+    internal string Text => prepared.Text;
 
-    /// <summary>The descriptor, for Protobuf schemas registered as one (base64); <see langword="null"/> for .proto text.</summary>
-    internal FileDescriptorProto? Serialized { get; } = serialized;
+    /// <summary>For Protobuf, the schema as compared with other versions; <see langword="null"/> for Avro and JSON Schema.</summary>
+    internal ProtoSchema? Compared => prepared.Compared;
 
-    internal IReadOnlyList<Reference> References { get; } = references;
+    internal IReadOnlyList<Reference> References => prepared.References;
 
-    internal string IdentityKey { get; } = identityKey;
+    internal string IdentityKey => prepared.IdentityKey;
 
     /// <summary>
-    /// The schema in the requested format: <c>serialized</c> is the descriptor in base64, named <c>default</c> as the
-    /// real registry names it (so clients must not rely on the file name); anything else is the text.
+    /// The schema in the requested format: <c>serialized</c> is the descriptor in base64 (of a schema registered as
+    /// text too, compiled), named <c>default</c> as the real registry names it (so clients must not rely on the file
+    /// name); anything else is the text.
     /// </summary>
     internal string Format(string? format)
     {
-        if (format != "serialized" || SchemaType != "PROTOBUF")
+        if (format != "serialized" || prepared.Descriptor is null)
         {
             return Text;
         }
 
-        if (Serialized is null)
-        {
-            throw new RegistryError(422, 42201, "This in-process registry keeps a schema registered as .proto text as text; register the serialized descriptor to ask for format=serialized.");
-        }
-
-        FileDescriptorProto renamed = Serialized.Clone();
+        FileDescriptorProto renamed = prepared.Descriptor.Clone();
         renamed.Name = "default";
         return renamed.ToByteString().ToBase64();
     }
@@ -243,25 +370,10 @@ internal sealed class SubjectVersion(Subject subject, int version, StoredSchema 
 
 internal sealed record Reference(string Name, string Subject, int Version);
 
-/// <summary>A schema as a client sent it, already parsed (a Protobuf descriptor in base64 is printed as .proto text).</summary>
-internal sealed record RegistrationRequest(string SchemaType, string Text, FileDescriptorProto? Serialized, IReadOnlyList<Reference> References)
+/// <summary>A schema as a client sent it: its type, text (a Protobuf descriptor may come in base64), references, and whether to normalize it.</summary>
+internal sealed record RegistrationRequest(string SchemaType, string Schema, IReadOnlyList<Reference> References, bool Normalize)
 {
-    internal static RegistrationRequest Parse(string schemaType, string schema, IReadOnlyList<Reference> references)
-    {
-        if (schemaType == "PROTOBUF" && TryParseDescriptor(schema, out FileDescriptorProto? descriptor))
-        {
-            return new RegistrationRequest(schemaType, ProtoText.Print(descriptor), descriptor, references);
-        }
-
-        if (string.IsNullOrWhiteSpace(schema))
-        {
-            throw new RegistryError(422, 42201, "Invalid schema: empty");
-        }
-
-        return new RegistrationRequest(schemaType, schema, null, references);
-    }
-
-    private static bool TryParseDescriptor(string schema, out FileDescriptorProto descriptor)
+    internal static bool TryParseDescriptor(string schema, out FileDescriptorProto descriptor)
     {
         descriptor = null!;
         try

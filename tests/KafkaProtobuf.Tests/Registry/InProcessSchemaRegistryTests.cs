@@ -69,7 +69,9 @@ public sealed class InProcessSchemaRegistryTests : IDisposable
         // The same schema in another subject keeps its id; another schema gets the next id.
         (_, JsonElement elsewhere) = await Send(HttpMethod.Post, "/subjects/other-value/versions", Body(Serialized(Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor)));
         Assert.Equal(1, elsewhere.GetProperty("id").GetInt32());
-        (_, JsonElement second) = await Send(HttpMethod.Post, "/subjects/telemetry-value/versions", Body(Serialized(Google.Protobuf.WellKnownTypes.DurationReflection.Descriptor)));
+        // (compatible at BACKWARD, the default: a message added)
+        const string WithAnotherMessage = "syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp { int64 seconds = 1; int32 nanos = 2; }\nmessage Extra { string note = 1; }\n";
+        (_, JsonElement second) = await Send(HttpMethod.Post, "/subjects/telemetry-value/versions", Body(WithAnotherMessage));
         Assert.Equal(2, second.GetProperty("id").GetInt32());
         Assert.Equal(2, second.GetProperty("version").GetInt32());
     }
@@ -142,20 +144,6 @@ public sealed class InProcessSchemaRegistryTests : IDisposable
     }
 
     [Fact]
-    public async Task Compatibility_IsAnsweredAsConfigured_AndAnIncompatibleVersionIsRefused()
-    {
-        await Send(HttpMethod.Post, "/subjects/t/versions", Body(Serialized(Google.Protobuf.WellKnownTypes.TimestampReflection.Descriptor)));
-        string next = Body(Serialized(Google.Protobuf.WellKnownTypes.DurationReflection.Descriptor));
-        Assert.True((await Send(HttpMethod.Post, "/compatibility/subjects/t/versions/latest", next)).Json.GetProperty("is_compatible").GetBoolean());
-
-        _registry.Compatible = false;
-        Assert.False((await Send(HttpMethod.Post, "/compatibility/subjects/t/versions/latest?verbose=true", next)).Json.GetProperty("is_compatible").GetBoolean());
-        (HttpStatusCode status, JsonElement error) = await Send(HttpMethod.Post, "/subjects/t/versions", next);
-        Assert.Equal(HttpStatusCode.Conflict, status);
-        Assert.Equal(40901, error.GetProperty("error_code").GetInt32());
-    }
-
-    [Fact]
     public async Task KafkaJsFirstRegistration_ConfigIs404ThenPut()
     {
         // @kafkajs/confluent-schema-registry: GET /config/{subject} (404 = first registration), register, PUT /config/{subject}.
@@ -168,9 +156,11 @@ public sealed class InProcessSchemaRegistryTests : IDisposable
         Assert.Equal("{\"compatibilityLevel\":\"BACKWARD\"}", (await Send(HttpMethod.Get, "/config")).Json.GetRawText());
         Assert.Equal(42203, (await Send(HttpMethod.Put, "/config", "{\"compatibility\":\"SOMETIMES\"}")).Json.GetProperty("error_code").GetInt32());
 
-        // Text schemas are kept as text, and cannot be served serialized (the real registry would parse them).
+        // Text schemas are kept as text, and served serialized compiled (as the real registry parses them).
         Assert.StartsWith("syntax", (await Send(HttpMethod.Get, "/schemas/ids/1")).Json.GetProperty("schema").GetString(), StringComparison.Ordinal);
-        Assert.Equal(42201, (await Send(HttpMethod.Get, "/schemas/ids/1?format=serialized")).Json.GetProperty("error_code").GetInt32());
+        var compiled = Google.Protobuf.Reflection.FileDescriptorProto.Parser.ParseFrom(Convert.FromBase64String((await Send(HttpMethod.Get, "/schemas/ids/1?format=serialized")).Json.GetProperty("schema").GetString()!));
+        Assert.Equal("default", compiled.Name);
+        Assert.Equal("Order", Assert.Single(compiled.MessageType).Name);
     }
 
     [Fact]

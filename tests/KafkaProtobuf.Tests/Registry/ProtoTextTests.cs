@@ -20,7 +20,7 @@ public class ProtoTextTests
         "google/protobuf/wrappers.proto", "google/protobuf/duration.proto", "google/protobuf/empty.proto",
     ];
 
-    private static FileDescriptor Generated(string name) => name switch
+    internal static FileDescriptor Generated(string name) => name switch
     {
         "Protos/printer.proto" => global::Tests.Printer.V1.PrinterReflection.Descriptor,
         "Protos/printer3.proto" => global::Tests.Printer.V1.Printer3Reflection.Descriptor,

@@ -1,15 +1,12 @@
-extern alias ProtobufNet;
-
 using System;
-using System.IO;
 using System.Linq;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using NetDescriptors = ProtobufNet::Google.Protobuf.Reflection;
+using KafkaProtobuf.Testing.SchemaRegistry;
 
 namespace KafkaProtobuf.Tests.Registry.Compatibility;
 
-/// <summary>.proto text compiled into descriptors (by protobuf-net's parser, what Confluent's .NET serdes use), for the compatibility tests.</summary>
+/// <summary>.proto text compiled into descriptors (by <see cref="ProtoSource"/>: protobuf-net's parser, what Confluent's .NET serdes use), for the compatibility tests.</summary>
 internal static class ProtoFiles
 {
     /// <summary>The last file is the schema; the others are what it imports.</summary>
@@ -25,21 +22,7 @@ internal static class ProtoFiles
 
     public static FileDescriptorSet Set(params (string Name, string Text)[] files)
     {
-        var set = new NetDescriptors.FileDescriptorSet();
-        foreach ((string name, string text) in files)
-        {
-            set.Add(name, true, new StringReader(text));
-        }
-
-        set.Process();
-        var errors = set.GetErrors().Where(e => e.IsError).ToArray();
-        if (errors.Length > 0)
-        {
-            throw new ArgumentException("The test's .proto text does not compile: " + string.Join("; ", errors.Select(e => e.ToString())));
-        }
-
-        using var bytes = new MemoryStream();
-        ProtobufNet::ProtoBuf.Serializer.Serialize(bytes, set);
-        return FileDescriptorSet.Parser.ParseFrom(bytes.ToArray());
+        (string name, string text) = files[files.Length - 1];
+        return ProtoSource.Compile(name, text, import => files.Where(f => f.Name == import).Select(f => f.Text).FirstOrDefault());
     }
 }
