@@ -97,6 +97,36 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         return ToSchema(json);
     }
 
+    /// <summary>A subject's versions, oldest first (<c>GET /subjects/{subject}/versions</c>; deleted ones left out).</summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The version numbers.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: no such subject).</exception>
+    public async Task<IReadOnlyList<int>> GetVersionsAsync(string subject, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        List<int> versions = await _transport.SendAsync(HttpMethod.Get, "/subjects/" + RegistryPaths.Segment(subject) + "/versions", null, RegistryJsonContext.Default.ListInt32, cancellationToken).ConfigureAwait(false);
+        return versions.OrderBy(v => v).ToArray();
+    }
+
+    /// <summary>
+    /// The compatibility level a registration under a subject is checked at: the subject's own, or else the global one
+    /// (<c>GET /config/{subject}?defaultToGlobal=true</c>).
+    /// </summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The level.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed, or the answer names no level this client knows.</exception>
+    public async Task<CompatibilityLevel> GetCompatibilityLevelAsync(string subject, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        string path = "/config/" + RegistryPaths.Segment(subject) + "?defaultToGlobal=true";
+        ConfigJson config = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.ConfigJson, cancellationToken).ConfigureAwait(false);
+        return CompatibilityLevelNames.TryParse(config.CompatibilityLevel, out CompatibilityLevel level)
+            ? level
+            : throw new SchemaRegistryRequestException(path, 200, null, "the answer names no compatibility level this client knows: " + BoundedText.Cut(config.CompatibilityLevel ?? "(none)", 100), null);
+    }
+
     /// <summary>
     /// Registers a schema under a subject, or finds it if it is already there (<c>POST /subjects/{subject}/versions</c>):
     /// the answer has its id, GUID (registries since Confluent Platform 8.0) and version.

@@ -68,6 +68,13 @@ internal sealed class CompatibilityJson
     public bool IsCompatible { get; set; }
 }
 
+/// <summary><c>GET /config/{subject}</c>: the subject's (or with <c>defaultToGlobal</c>, the global) level.</summary>
+internal sealed class ConfigJson
+{
+    [JsonPropertyName("compatibilityLevel")]
+    public string? CompatibilityLevel { get; set; }
+}
+
 /// <summary>An OAuth token endpoint's answer (RFC 6749 5.1 and 5.2); some endpoints send <c>expires_in</c> as a string.</summary>
 internal sealed class TokenJson
 {
@@ -91,6 +98,7 @@ internal sealed class TokenJson
 [JsonSerializable(typeof(SchemaRequestJson))]
 [JsonSerializable(typeof(ErrorJson))]
 [JsonSerializable(typeof(CompatibilityJson))]
+[JsonSerializable(typeof(ConfigJson))]
 [JsonSerializable(typeof(TokenJson))]
 [JsonSerializable(typeof(List<int>))]
 [JsonSerializable(typeof(List<string>))]

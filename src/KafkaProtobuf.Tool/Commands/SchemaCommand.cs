@@ -5,82 +5,150 @@ using System.IO;
 using System.Linq;
 using System.Text;
 using System.Text.Json;
+using System.Threading;
 using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 
 namespace KafkaProtobuf.Tool.Commands;
 
 /// <summary>
-/// <c>kafka-protobuf schema check OLD NEW</c>: whether a schema may follow another at a compatibility level, with the
-/// registry's rules (<see cref="ProtobufCompatibility"/>): every difference with its kind, path and a sentence. Exit
-/// code 0 when compatible, 1 when not, 2 on a usage error or a file that is not a descriptor set.
+/// <c>kafka-protobuf schema check OLD NEW</c> (or <c>NEW --registry URL --subject S</c>): whether a schema may follow
+/// another, or a subject's versions, at a compatibility level, with the registry's rules
+/// (<see cref="ProtobufCompatibility"/>): every difference with its kind, path and a sentence. A schema is a .proto file
+/// (compiled by <see cref="ProtoSource"/>, imports looked up in its own directory, then each <c>--proto-path</c>) or a
+/// descriptor set. Exit code 0 when compatible, 1 when not, 2 on a usage error or a schema that cannot be read, 3 when
+/// the registry cannot be asked.
 /// </summary>
 internal static class SchemaCommand
 {
     /// <summary>Not compatible at the level asked.</summary>
     public const int Incompatible = 1;
 
-    private static readonly Dictionary<string, CompatibilityLevel> Levels = new(StringComparer.OrdinalIgnoreCase)
-    {
-        ["NONE"] = CompatibilityLevel.None,
-        ["BACKWARD"] = CompatibilityLevel.Backward,
-        ["BACKWARD_TRANSITIVE"] = CompatibilityLevel.BackwardTransitive,
-        ["FORWARD"] = CompatibilityLevel.Forward,
-        ["FORWARD_TRANSITIVE"] = CompatibilityLevel.ForwardTransitive,
-        ["FULL"] = CompatibilityLevel.Full,
-        ["FULL_TRANSITIVE"] = CompatibilityLevel.FullTransitive,
-    };
-
     public static Command Create(TextWriter output, TextWriter error)
     {
-        var original = new Argument<string>("old") { Description = "The earlier schema: a descriptor set (protoc --include_imports --descriptor_set_out); its last file is the schema unless --file names another." };
-        var update = new Argument<string>("new") { Description = "The new schema, likewise." };
-        var level = new Option<string>("--level") { Description = "NONE, BACKWARD (the registry's default), BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE.", DefaultValueFactory = _ => "BACKWARD", HelpName = "level" };
-        var file = new Option<string?>("--file") { Description = "The schema's file name within both descriptor sets, when it is not their last file.", HelpName = "name" };
-        var format = new Option<string>("--output") { Description = "text (one line per difference) or json.", DefaultValueFactory = _ => "text", HelpName = "format" };
-        var check = new Command("check", "Whether NEW may follow OLD at a compatibility level, checked as Schema Registry checks Protobuf schemas: every difference with its kind, path and whether it is compatible. Exit code 0 compatible, 1 not, 2 usage or unreadable file.")
+        var schemas = new Argument<string[]>("schemas")
         {
-            original,
-            update,
+            Description = "OLD NEW: the earlier schema and the new one, each a .proto file or a descriptor set (protoc --include_imports --descriptor_set_out; its last file is the schema unless --file names another). With --registry: NEW only.",
+            Arity = new ArgumentArity(1, 2),
+        };
+        var level = new Option<string?>("--level") { Description = "NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE. Default: BACKWARD (the registry's default), or with --registry the subject's level.", HelpName = "level" };
+        var file = new Option<string?>("--file") { Description = "The schema's file name within descriptor sets, when it is not their last file.", HelpName = "name" };
+        var protoPaths = new Option<string[]>("--proto-path") { Description = "A directory .proto imports are looked up in, after the importing file's own; repeatable.", HelpName = "dir" };
+        var subject = new Option<string?>("--subject") { Description = "With --registry: the subject whose versions NEW is checked against.", HelpName = "subject" };
+        var format = new Option<string>("--output") { Description = "text (one line per difference) or json.", DefaultValueFactory = _ => "text", HelpName = "format" };
+        var registry = new SchemaOptions();
+        var check = new Command("check", "Whether NEW may follow OLD (or a registry subject's versions) at a compatibility level, checked as Schema Registry checks Protobuf schemas: every difference with its kind, path and whether it is compatible. Exit code 0 compatible, 1 not, 2 usage or unreadable schema, 3 registry unreachable.")
+        {
+            schemas,
             level,
             file,
+            protoPaths,
+            subject,
             format,
         };
+        registry.AddRegistryTo(check);
         check.SetAction(async (result, cancellationToken) =>
         {
             string outputFormat = result.GetValue(format) ?? "text";
-            if (!Levels.TryGetValue(result.GetValue(level) ?? string.Empty, out CompatibilityLevel chosen) || outputFormat is not ("text" or "json"))
+            string? levelName = result.GetValue(level);
+            string[] paths = result.GetValue(schemas) ?? [];
+            string? subjectName = result.GetValue(subject);
+            bool fromRegistry = result.GetValue(registry.Registry) is not null;
+            CompatibilityLevel chosen = CompatibilityLevel.Backward;
+            string? usage = outputFormat is not ("text" or "json") ? "--output is text or json"
+                : levelName is not null && !CompatibilityLevelNames.TryParse(levelName, out chosen) ? "--level is one of " + string.Join(", ", CompatibilityLevelNames.All)
+                : fromRegistry != (subjectName is not null) ? "--registry and --subject go together"
+                : paths.Length != (fromRegistry ? 1 : 2) ? (fromRegistry ? "with --registry, give NEW only" : "give OLD and NEW")
+                : null;
+            if (usage is not null)
             {
-                await error.WriteLineAsync("kafka-protobuf schema check: --level is one of " + string.Join(", ", Levels.Keys) + ", and --output text or json.").ConfigureAwait(false);
+                await error.WriteLineAsync("kafka-protobuf schema check: " + usage + ".").ConfigureAwait(false);
                 return ExitCodes.Usage;
             }
 
+            using RegistryClient? client = registry.Client(result, warning => error.WriteLine("kafka-protobuf: warning: " + warning));
             CompatibilityVerdict verdict;
             try
             {
-                ProtoSchema before = Read(result.GetRequiredValue(original), result.GetValue(file));
-                ProtoSchema after = Read(result.GetRequiredValue(update), result.GetValue(file));
-                verdict = ProtobufCompatibility.Check(after, [before], chosen); // a schema too deep to compare is the file's fault too
+                string[] importRoots = result.GetValue(protoPaths) ?? [];
+                ProtoSchema after = Read(paths[paths.Length - 1], result.GetValue(file), importRoots);
+                IReadOnlyList<ProtoSchema> earlier;
+                if (client is null)
+                {
+                    earlier = [Read(paths[0], result.GetValue(file), importRoots)];
+                }
+                else
+                {
+                    (earlier, CompatibilityLevel subjectLevel) = await FromRegistryAsync(client, subjectName!, cancellationToken).ConfigureAwait(false);
+                    chosen = levelName is null ? subjectLevel : chosen;
+                }
+
+                verdict = ProtobufCompatibility.Check(after, earlier, chosen); // a schema too deep to compare is the file's fault too
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidProtocolBufferException or ArgumentException)
+            catch (Exception e) when (e is IOException or InvalidDataException or UnauthorizedAccessException or InvalidProtocolBufferException or ArgumentException or FormatException or UnusableSchemaException)
             {
                 await error.WriteLineAsync("kafka-protobuf schema check: " + e.Message).ConfigureAwait(false);
                 return ExitCodes.Usage;
+            }
+            catch (SchemaRegistryRequestException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf schema check: the registry could not be asked: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.ConnectionFailure;
             }
 
             await output.WriteAsync(outputFormat == "json" ? Json(verdict) : Text(verdict)).ConfigureAwait(false);
             return verdict.IsCompatible ? ExitCodes.Ok : Incompatible;
         });
 
-        return new Command("schema", "Work with Protobuf schemas offline.") { check };
+        return new Command("schema", "Work with Protobuf schemas.") { check };
     }
 
-    private static ProtoSchema Read(string path, string? fileName)
+    /// <summary>A subject's versions, oldest first, each with its references resolved, and the level it is checked at (none yet: nothing to compare with).</summary>
+    private static async Task<(IReadOnlyList<ProtoSchema> Versions, CompatibilityLevel Level)> FromRegistryAsync(RegistryClient client, string subject, CancellationToken cancellationToken)
     {
+        CompatibilityLevel level = await client.GetCompatibilityLevelAsync(subject, cancellationToken).ConfigureAwait(false);
+        IReadOnlyList<int> versions;
+        try
+        {
+            versions = await client.GetVersionsAsync(subject, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SchemaRegistryRequestException e) when (e.ErrorCode == 40401)
+        {
+            return ([], level); // a first registration: any schema may be registered
+        }
+
+        var schemas = new List<ProtoSchema>();
+        foreach (int version in versions)
+        {
+            RegistrySchema schema = await client.GetVersionAsync(subject, version, cancellationToken).ConfigureAwait(false);
+            if (schema.Id is not int id)
+            {
+                throw new InvalidDataException(subject + " version " + version + ": the registry's answer has no schema id");
+            }
+
+            schemas.Add(ProtoSchema.Of(await client.GetFileAsync(SchemaIdentifier.FromId(id), cancellationToken).ConfigureAwait(false)));
+        }
+
+        return (schemas, level);
+    }
+
+    /// <summary>A .proto file (compiled, imports from its directory, then the import roots) or a descriptor set.</summary>
+    private static ProtoSchema Read(string path, string? fileName, IReadOnlyList<string> importRoots)
+    {
+        if (path.EndsWith(".proto", StringComparison.OrdinalIgnoreCase))
+        {
+            string name = Path.GetFileName(path);
+            string[] roots = [Path.GetDirectoryName(Path.GetFullPath(path)) ?? ".", .. importRoots];
+            FileDescriptorSet compiled = ProtoSource.Compile(name, File.ReadAllText(path), import =>
+                roots.Select(root => Path.Combine(root, import)).Where(File.Exists).Select(File.ReadAllText).FirstOrDefault());
+            return ProtoSchema.Of(compiled, name);
+        }
+
         FileDescriptorSet set = FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(path));
         try
         {
@@ -140,5 +208,5 @@ internal static class SchemaCommand
         return TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.ToArray())) + "\n";
     }
 
-    private static string Name(CompatibilityLevel level) => Levels.First(l => l.Value == level).Key;
+    private static string Name(CompatibilityLevel level) => CompatibilityLevelNames.Of(level);
 }

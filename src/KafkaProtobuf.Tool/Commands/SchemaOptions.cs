@@ -11,7 +11,7 @@ namespace KafkaProtobuf.Tool.Commands;
 /// <summary>The options both commands share: where schemas come from, how message indexes are encoded, the output format.</summary>
 internal sealed class SchemaOptions
 {
-    public Option<string?> Registry { get; } = new("--schema-registry") { Description = "Schema Registry URL (comma-separated for fail-over); payloads are decoded from the writer's schema.", HelpName = "url" };
+    public Option<string?> Registry { get; } = new("--schema-registry", "--registry") { Description = "Schema Registry URL (comma-separated for fail-over); payloads are decoded from the writer's schema.", HelpName = "url" };
 
     public Option<string?> BasicAuth { get; } = new("--registry-basic-auth") { Description = "Registry credentials, user:password (visible in ps and shell history: prefer --registry-basic-auth-file or " + Secrets.BasicAuthVariable + ").", HelpName = "user:password" };
 
@@ -60,11 +60,7 @@ internal sealed class SchemaOptions
 
     public void AddTo(Command command)
     {
-        command.Add(Registry);
-        command.Add(BasicAuth);
-        command.Add(BasicAuthFile);
-        command.Add(BearerToken);
-        command.Add(BearerTokenFile);
+        AddRegistryTo(command);
         command.Add(DescriptorSet);
         command.Add(ProtoFile);
         command.Add(LegacyIndexes);
@@ -72,6 +68,16 @@ internal sealed class SchemaOptions
         command.Add(IndexOrder);
         command.Add(ExpectedType);
         command.Add(Format);
+    }
+
+    /// <summary>The registry URL and its credentials.</summary>
+    public void AddRegistryTo(Command command)
+    {
+        command.Add(Registry);
+        command.Add(BasicAuth);
+        command.Add(BasicAuthFile);
+        command.Add(BearerToken);
+        command.Add(BearerTokenFile);
     }
 
     /// <summary>The framing variant the options name.</summary>
@@ -118,6 +124,20 @@ internal sealed class SchemaOptions
             return null;
         }
 
+        RegistryClient client = Client(result, warn)!;
+        return new WriterSchemaLookup(client, client, "the registry");
+    }
+
+    /// <summary>A client for the registry the options name (with its credentials), or null when none is named.</summary>
+    /// <exception cref="ArgumentException">A secret file that cannot be read.</exception>
+    public RegistryClient? Client(ParseResult result, Action<string> warn)
+    {
+        string? registry = result.GetValue(Registry);
+        if (registry is null)
+        {
+            return null;
+        }
+
         var options = new RegistryClientOptions
         {
             BasicAuthUserInfo = Secrets.Read(result.GetValue(BasicAuth), "--registry-basic-auth", result.GetValue(BasicAuthFile), Secrets.BasicAuthVariable, warn),
@@ -132,7 +152,6 @@ internal sealed class SchemaOptions
             options.BearerToken = _ => Task.FromResult(token);
         }
 
-        var client = new RegistryClient(options);
-        return new WriterSchemaLookup(client, client, "the registry");
+        return new RegistryClient(options);
     }
 }

@@ -257,5 +257,13 @@ public sealed class InProcessRegistryCompatibilityTests : IDisposable
         Assert.Equal(409, refused.StatusCode);
         Assert.Equal(40901, refused.ErrorCode);
         Assert.Contains("FIELD_SCALAR_KIND_CHANGED", refused.Message, StringComparison.Ordinal);
+
+        // What a check against a subject needs: its versions and its level (its own, else the global one).
+        await client.RegisterAsync("orders-value", FieldAdded, "PROTOBUF", [], normalize: false);
+        Assert.Equal([1, 2], await client.GetVersionsAsync("orders-value"));
+        Assert.Equal(CompatibilityLevel.Backward, await client.GetCompatibilityLevelAsync("orders-value"));
+        await Send(HttpMethod.Put, "/config/orders-value", "{\"compatibility\":\"FULL_TRANSITIVE\"}");
+        Assert.Equal(CompatibilityLevel.FullTransitive, await client.GetCompatibilityLevelAsync("orders-value"));
+        Assert.Equal(40401, (await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => client.GetVersionsAsync("nobody-value"))).ErrorCode);
     }
 }

@@ -10,7 +10,7 @@ using static KafkaProtobuf.Tests.Registry.Compatibility.ProtoFiles;
 
 namespace KafkaProtobuf.Tests.Tool;
 
-/// <summary><c>kafka-protobuf schema check OLD NEW</c> on descriptor sets: the differences, the verdict, the exit code, text and JSON.</summary>
+/// <summary><c>kafka-protobuf schema check OLD NEW</c> on descriptor sets and .proto files, and <c>NEW --registry URL --subject S</c>: the differences, the verdict, the exit code, text and JSON.</summary>
 public sealed class SchemaCheckToolTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("schema-check-").FullName;
@@ -77,6 +77,101 @@ public sealed class SchemaCheckToolTests : IDisposable
         Assert.Equal(ExitCodes.Usage, exit);
         Assert.StartsWith("kafka-protobuf schema check: ", error, StringComparison.Ordinal);
         Assert.Contains(expected, error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ProtoFiles_AreCompiled_ImportsFromTheirDirectoryThenEachProtoPath()
+    {
+        // v1 imports money.proto from its own directory; v2's directory has none, so it comes from --proto-path.
+        string v1Dir = Directory.CreateDirectory(Path.Combine(_directory, "v1")).FullName;
+        string v2Dir = Directory.CreateDirectory(Path.Combine(_directory, "v2")).FullName;
+        string shared = Directory.CreateDirectory(Path.Combine(_directory, "shared", "shop")).FullName;
+        const string Money = "syntax = \"proto3\";\npackage shop;\nmessage Money { int64 units = 1; }\n";
+        Directory.CreateDirectory(Path.Combine(v1Dir, "shop"));
+        File.WriteAllText(Path.Combine(v1Dir, "shop", "money.proto"), Money);
+        File.WriteAllText(Path.Combine(shared, "money.proto"), Money.Replace("int64 units", "string units", StringComparison.Ordinal));
+        const string Order = "syntax = \"proto3\";\npackage shop;\nimport \"shop/money.proto\";\nmessage Order { Money total = 1; }\n";
+        File.WriteAllText(Path.Combine(v1Dir, "order.proto"), Order);
+        File.WriteAllText(Path.Combine(v2Dir, "order.proto"), Order);
+
+        (int exit, string output, string error) = await Run("schema", "check", Path.Combine(v1Dir, "order.proto"), Path.Combine(v2Dir, "order.proto"), "--proto-path", Path.Combine(_directory, "shared"));
+
+        Assert.Equal(SchemaCommand.Incompatible, exit);
+        Assert.Empty(error);
+        Assert.Contains("INCOMPATIBLE FIELD_SCALAR_KIND_CHANGED #/Money/1", output, StringComparison.Ordinal);
+
+        // Without the import path, v2's import cannot be found: a usage error naming the file, line and column.
+        (int missing, _, string missingError) = await Run("schema", "check", Path.Combine(v1Dir, "order.proto"), Path.Combine(v2Dir, "order.proto"));
+        Assert.Equal(ExitCodes.Usage, missing);
+        Assert.Contains("order.proto:3:8: unable to find: 'shop/money.proto'", missingError, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AProtoFileThatDoesNotCompile_IsAUsageError_WithLineAndColumn()
+    {
+        string good = Path.Combine(_directory, "good.proto");
+        string bad = Path.Combine(_directory, "bad.proto");
+        File.WriteAllText(good, "syntax = \"proto3\";\nmessage Order { int32 quantity = 1; }\n");
+        File.WriteAllText(bad, "syntax = \"proto3\";\nmessage Order {\n  int32 quantity = one;\n}\n");
+
+        (int exit, string output, string error) = await Run("schema", "check", good, bad);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        Assert.Empty(output);
+        Assert.StartsWith("kafka-protobuf schema check: bad.proto:3:20: ", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AgainstARegistrySubject_ComparesEveryVersionAtTheSubjectsLevel()
+    {
+        using var registry = KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry.Start();
+        using var client = new KafkaProtobuf.SchemaRegistry.RegistryClient(registry.Url);
+        await client.RegisterAsync("orders-value", "syntax = \"proto3\";\npackage shop;\nmessage Order { int32 quantity = 1; }\n", "PROTOBUF", [], normalize: false);
+        await client.RegisterAsync("orders-value", "syntax = \"proto3\";\npackage shop;\nmessage Order { string id = 2; }\n", "PROTOBUF", [], normalize: false);
+        string update = Path.Combine(_directory, "order.proto");
+        File.WriteAllText(update, "syntax = \"proto3\";\npackage shop;\nmessage Order { string id = 2; string quantity = 1; }\n");
+
+        // BACKWARD (the subject has no level; the global default): only the latest version, which has no field 1.
+        (int backward, string output, string error) = await Run("schema", "check", update, "--registry", registry.Url, "--subject", "orders-value");
+        Assert.True(backward == 0, output + error);
+        Assert.EndsWith("Compatible at BACKWARD.\n", output, StringComparison.Ordinal);
+
+        // The subject's own level, read from the registry: version 1 (int32 quantity) now counts.
+        using (var http = new System.Net.Http.HttpClient())
+        {
+            using var body = new System.Net.Http.StringContent("{\"compatibility\":\"BACKWARD_TRANSITIVE\"}");
+            (await http.PutAsync(registry.Url + "/config/orders-value", body)).EnsureSuccessStatusCode();
+        }
+
+        (int transitive, string transitiveOutput, _) = await Run("schema", "check", update, "--registry", registry.Url, "--subject", "orders-value", "--output", "json");
+        Assert.Equal(SchemaCommand.Incompatible, transitive);
+        using JsonDocument json = JsonDocument.Parse(transitiveOutput);
+        Assert.Equal("BACKWARD_TRANSITIVE", json.RootElement.GetProperty("level").GetString());
+        Assert.Contains(json.RootElement.GetProperty("differences").EnumerateArray(), d => d.GetProperty("kind").GetString() == "FIELD_SCALAR_KIND_CHANGED" && d.GetProperty("path").GetString() == "#/Order/1");
+
+        // What the tool says is what the registry does: the registration is refused.
+        await Assert.ThrowsAsync<KafkaProtobuf.SchemaRegistry.SchemaRegistryRequestException>(() => client.RegisterAsync("orders-value", File.ReadAllText(update), "PROTOBUF", [], normalize: false));
+
+        // A subject with no versions: nothing to compare with.
+        Assert.Equal(0, (await Run("schema", "check", update, "--registry", registry.Url, "--subject", "new-value")).Exit);
+    }
+
+    [Fact]
+    public async Task ARegistryThatCannotBeAsked_Exits3_AndRegistryWithoutSubject_IsAUsageError()
+    {
+        string update = Path.Combine(_directory, "order.proto");
+        File.WriteAllText(update, "syntax = \"proto3\";\nmessage Order { int32 quantity = 1; }\n");
+        using var registry = KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry.Start();
+        string url = registry.Url;
+        registry.Stop();
+
+        (int exit, _, string error) = await Run("schema", "check", update, "--registry", url, "--subject", "orders-value");
+        Assert.Equal(ExitCodes.ConnectionFailure, exit);
+        Assert.Contains("the registry could not be asked", error, StringComparison.Ordinal);
+
+        Assert.Equal(ExitCodes.Usage, (await Run("schema", "check", update, "--registry", url)).Exit);
+        Assert.Equal(ExitCodes.Usage, (await Run("schema", "check", update, update, "--registry", url, "--subject", "s")).Exit);
+        Assert.Equal(ExitCodes.Usage, (await Run("schema", "check", update)).Exit);
     }
 
     private string Write(string name, string body)
