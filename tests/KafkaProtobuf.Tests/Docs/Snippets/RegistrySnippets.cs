@@ -6,6 +6,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing.SchemaRegistry;
 using Shop.V1;
 using Xunit;
 
@@ -79,6 +80,17 @@ internal static class RegistrySnippets
             ProtoSchema.Of(OrderPlaced.Descriptor.File), [released], CompatibilityLevel.Backward);
 
         Assert.True(verdict.IsCompatible, string.Join("\n", verdict.Incompatibilities.Select(d => d.Description)));
+        #endregion
+    }
+
+    internal static void CompatibleWithTheReleasedProtoFile()
+    {
+        #region schema-evolution-proto-text
+        // schemas/orders-v1.proto: the file as released; its imports by path (well-known ones are built in).
+        ProtoSchema released = ProtoSource.Schema(
+            File.ReadAllText("schemas/orders-v1.proto"),
+            new Dictionary<string, string> { ["shop/money.proto"] = File.ReadAllText("schemas/shop/money.proto") });
+        Assert.True(ProtobufCompatibility.Check(ProtoSchema.Of(OrderPlaced.Descriptor.File), [released], CompatibilityLevel.Backward).IsCompatible);
         #endregion
     }
 }
