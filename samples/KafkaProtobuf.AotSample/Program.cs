@@ -1,9 +1,11 @@
 // Native AOT smoke test: frame a record with the serializer, read it back with the typed and the multi-type
 // deserializers and the framing reader, reject a malformed one, then register the schema in the in-process registry
-// and read a registered record back by name; print what happened. Exit code 0 = all as expected.
+// and read a registered record back by name, and have the registry compile and compare .proto text; print what
+// happened. Exit code 0 = all as expected.
 using System;
 using Confluent.Kafka;
 using Google.Protobuf;
+using Google.Protobuf.Reflection;
 using KafkaProtobuf;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
@@ -49,6 +51,15 @@ var byName = new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], new 
 IMessage? resolved = byName.Deserialize(registered, false, context);
 Console.WriteLine($"registered: schema id {registered[4]}, resolved by name: {resolved?.Descriptor.FullName}");
 
-bool ok = order.Equals(typed) && order.Equals(dispatched) && frame.MessageIndexPath.ToString() == "[1]" && rejected && order.Equals(resolved);
+// .proto text, as other serializers register it: compiled by the in-process registry, compared at BACKWARD.
+const string V1 = "syntax = \"proto3\";\npackage aot;\nmessage Reading {\n  string sensor = 1;\n  int32 value = 2;\n}\n";
+client.RegisterAsync("readings-value", V1, "PROTOBUF", [], normalize: false).GetAwaiter().GetResult(); // (no await: a Frame, a ref struct, is alive here)
+bool textCompatible = client.IsCompatibleAsync("readings-value", V1.Replace("int32 value = 2;", "int32 value = 2;\n  string unit = 3;"), "PROTOBUF", []).GetAwaiter().GetResult();
+bool textIncompatible = !client.IsCompatibleAsync("readings-value", V1.Replace("int32 value", "string value"), "PROTOBUF", []).GetAwaiter().GetResult();
+RegistrySchema served = client.GetVersionAsync("readings-value", 1).GetAwaiter().GetResult();
+bool textServedSerialized = FileDescriptorProto.Parser.ParseFrom(Convert.FromBase64String(served.Schema)).MessageType[0].Name == "Reading";
+Console.WriteLine($"text schemas: compatible {textCompatible}, incompatible refused {textIncompatible}, served serialized {textServedSerialized}");
+
+bool ok = textCompatible && textIncompatible && textServedSerialized && order.Equals(typed) && order.Equals(dispatched) && frame.MessageIndexPath.ToString() == "[1]" && rejected && order.Equals(resolved);
 Console.WriteLine(ok ? "AOT sample: OK" : "AOT sample: FAILED");
 return ok ? 0 : 1;

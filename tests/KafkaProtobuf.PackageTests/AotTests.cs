@@ -20,15 +20,21 @@ public class AotTests
                 $"publish samples/KafkaProtobuf.AotSample/KafkaProtobuf.AotSample.csproj -c Release -r linux-x64 -o \"{output}\"",
                 DotNet.RepositoryRoot,
                 TimeSpan.FromMinutes(8));
-            // Confluent.Kafka's own four warnings are known; none may come from KafkaProtobuf or Google.Protobuf.
+            // Confluent.Kafka's own four warnings are known, and protobuf-net's (the .proto parser the Testing package's
+            // in-process registry compiles text with; not annotated for trimming): the sample compiles text natively
+            // below, which shows the path it takes works. None may come from KafkaProtobuf or Google.Protobuf.
             string[] foreign = publish.Split('\n')
-                .Where(line => line.Contains("warning IL", StringComparison.Ordinal) && !line.Contains(": Confluent.Kafka.", StringComparison.Ordinal))
+                .Where(line => line.Contains("warning IL", StringComparison.Ordinal)
+                    && !line.Contains(": Confluent.Kafka.", StringComparison.Ordinal)
+                    && !line.Contains("/protobuf-net.", StringComparison.Ordinal)
+                    && !line.Contains(": ProtoBuf.", StringComparison.Ordinal))
                 .ToArray();
             Assert.Empty(foreign);
 
             (int exitCode, string run) = DotNet.Run(Path.Combine(output, "KafkaProtobuf.AotSample"), string.Empty, output, TimeSpan.FromMinutes(1));
             Assert.Equal(0, exitCode);
             Assert.Contains("AOT sample: OK", run, StringComparison.Ordinal);
+            Assert.Contains("text schemas: compatible True, incompatible refused True, served serialized True", run, StringComparison.Ordinal);
         }
         finally
         {

@@ -132,13 +132,22 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     }
 
     [Fact]
-    public void KafkaProtobufTesting_HasItsTargetsAndNoDependencyOnTheCorePackage()
+    public void KafkaProtobufTesting_HasItsTargets_AndItsParserOnlyAtRunTime()
     {
         string[] entries = Entries(packages.Package("KafkaProtobuf.Testing"));
         Assert.Contains("lib/net8.0/KafkaProtobuf.Testing.dll", entries);
         Assert.Contains("lib/net10.0/KafkaProtobuf.Testing.dll", entries);
-        // Google.Protobuf for the in-process schema registry (descriptors, .proto text).
-        Assert.Equal(["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3"], Dependencies(Nuspec(packages.Package("KafkaProtobuf.Testing")), "net8.0"));
+        // Google.Protobuf for the in-process schema registry (descriptors, .proto text), the registry package for its
+        // compatibility checker, protobuf-net.Reflection for .proto text.
+        XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf.Testing"));
+        Assert.Equal(
+            ["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3", "KafkaProtobuf.SchemaRegistry " + packages.Version, "protobuf-net.Reflection 3.4.40"],
+            Dependencies(nuspec, "net8.0"));
+
+        // protobuf-net.Reflection declares Google.Protobuf.Reflection types of its own: kept out of users' compilation,
+        // so that their FileDescriptorSet is never ambiguous.
+        XElement parser = Metadata(nuspec).Descendants().Single(e => e.Name.LocalName == "dependency" && (string?)e.Attribute("id") == "protobuf-net.Reflection" && (string?)e.Parent!.Attribute("targetFramework") == "net8.0");
+        Assert.Contains("Compile", (string?)parser.Attribute("exclude") ?? string.Empty, StringComparison.Ordinal);
     }
 
     [Fact]

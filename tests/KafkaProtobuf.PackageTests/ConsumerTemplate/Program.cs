@@ -4,6 +4,15 @@ using Confluent.Kafka;
 using Consumer.V1;
 using KafkaProtobuf;
 using KafkaProtobuf.Testing;
+using KafkaProtobuf.Testing.SchemaRegistry;
+
+// .proto text compiled by the Testing package's parser, which must not make Google.Protobuf's FileDescriptorSet ambiguous.
+Google.Protobuf.Reflection.FileDescriptorSet compiled = ProtoSource.Compile("greeting.proto", File.ReadAllText("greeting.proto"));
+if (compiled.File[^1].MessageType[0].Name != "Greeting")
+{
+    Console.WriteLine("package consumer: FAILED (ProtoSource)");
+    return 1;
+}
 
 using var cluster = EmbeddedKafkaCluster.Start(1);
 cluster.CreateTopic("greetings", 1);
