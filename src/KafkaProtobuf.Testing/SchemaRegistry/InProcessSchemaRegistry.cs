@@ -443,9 +443,15 @@ public sealed class InProcessSchemaRegistry : IDisposable
         {
             return Error(e);
         }
-        catch (JsonException e)
+        catch (Exception e) when (e is JsonException or KeyNotFoundException or InvalidOperationException or FormatException)
         {
+            // Not JSON, or JSON without a field the request needs or with one of the wrong kind (a number for a name).
             return Error(new RegistryError(422, 42201, "Invalid request body: " + e.Message));
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            // Whatever else one request brings about is that request's 500, never an outage of the registry.
+            return Error(new RegistryError(500, 50001, "Internal error: " + e.GetType().Name + ": " + e.Message));
         }
     }
 

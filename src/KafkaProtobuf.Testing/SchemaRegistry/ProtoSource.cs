@@ -76,16 +76,60 @@ public static class ProtoSource
                 errors.Select(e => (e.File ?? fileName) + ":" + e.LineNumber + ":" + e.ColumnNumber + ": " + BoundedText.Cut(e.Message, 500)).ToList());
         }
 
-        set.ApplyFileDependencyOrder();
         using var bytes = new MemoryStream();
         set.Serialize(NetReflection.FileDescriptorSet.Serializer, bytes, true);
-        FileDescriptorSet compiled = FileDescriptorSet.Parser.ParseFrom(bytes.ToArray());
+        return InDependencyOrder(FileDescriptorSet.Parser.ParseFrom(bytes.ToArray()), fileName);
+    }
 
-        // The file itself last, as ProtoSchema.Of(set) and readers of descriptor sets expect.
-        FileDescriptorProto self = compiled.File.Last(f => f.Name == fileName);
-        compiled.File.Remove(self);
-        compiled.File.Add(self);
-        return compiled;
+    /// <summary>
+    /// The files each after what it imports, the compiled file last (as <see cref="ProtoSchema.Of(FileDescriptorSet)"/>
+    /// and readers of descriptor sets expect). Done here, without recursion, because an import cycle (protoc refuses
+    /// one) would otherwise recurse without end.
+    /// </summary>
+    private static FileDescriptorSet InDependencyOrder(FileDescriptorSet compiled, string fileName)
+    {
+        var byName = new Dictionary<string, FileDescriptorProto>(StringComparer.Ordinal);
+        foreach (FileDescriptorProto file in compiled.File)
+        {
+            byName[file.Name] = file;
+        }
+
+        var ordered = new FileDescriptorSet();
+        var done = new HashSet<string>(StringComparer.Ordinal);
+        var onPath = new List<string>();
+        var stack = new Stack<(FileDescriptorProto File, int Next)>();
+        stack.Push((byName[fileName], 0));
+        onPath.Add(fileName);
+        while (stack.Count > 0)
+        {
+            (FileDescriptorProto file, int next) = stack.Pop();
+            if (next < file.Dependency.Count)
+            {
+                stack.Push((file, next + 1));
+                string import = file.Dependency[next];
+                if (onPath.Contains(import))
+                {
+                    string cycle = string.Join(" -> ", onPath.Skip(onPath.IndexOf(import)).Append(import));
+                    throw new ProtoSyntaxException(file.Name, 0, 0, [BoundedText.Cut(file.Name + ": imports itself through " + cycle, 1000)]);
+                }
+
+                if (!done.Contains(import) && byName.TryGetValue(import, out FileDescriptorProto? imported))
+                {
+                    stack.Push((imported, 0));
+                    onPath.Add(import);
+                }
+
+                continue;
+            }
+
+            onPath.RemoveAt(onPath.Count - 1);
+            if (done.Add(file.Name))
+            {
+                ordered.File.Add(file);
+            }
+        }
+
+        return ordered;
     }
 
     /// <summary>Compiles one file into a schema for <see cref="ProtobufCompatibility"/>.</summary>

@@ -129,8 +129,18 @@ internal sealed class RegistryStore
     internal CompatibilityLevel LevelOf(string subject) =>
         CompatibilityLevelNames.TryParse(SubjectCompatibility(subject) ?? GlobalCompatibility, out CompatibilityLevel level) ? level : CompatibilityLevel.Backward;
 
-    private List<string> Incompatibilities(string subject, PreparedSchema candidate, List<SubjectVersion> earlier) =>
-        CompatibilityMessages.Of(LevelOf(subject), candidate.SchemaType, candidate.Compared, earlier.Select(v => (v.Version, v.Schema)).ToList());
+    private List<string> Incompatibilities(string subject, PreparedSchema candidate, List<SubjectVersion> earlier)
+    {
+        try
+        {
+            return CompatibilityMessages.Of(LevelOf(subject), candidate.SchemaType, candidate.Compared, earlier.Select(v => (v.Version, v.Schema)).ToList());
+        }
+        catch (ArgumentException e)
+        {
+            // Types nested or named deeper than the checker goes: the schema's fault, refused as invalid.
+            throw new RegistryError(422, 42201, "Invalid schema: " + e.Message);
+        }
+    }
 
     /// <summary>The version of a subject that holds this schema (POST /subjects/{subject}).</summary>
     internal SubjectVersion Lookup(string subject, RegistrationRequest request, bool includeDeleted)

@@ -222,6 +222,35 @@ public sealed class InProcessRegistryCompatibilityTests : IDisposable
     }
 
     [Fact]
+    public async Task TypesNamedDeeperThanTheCheckerGoes_Are422_NotACrash()
+    {
+        // 200 messages, each naming the next: legal text, deeper than ProtobufCompatibility.MaxTypeDepth (128).
+        string chain = "syntax = \"proto3\";\n" + string.Concat(Enumerable.Range(0, 200).Select(i => "message M" + i + " { M" + (i + 1) + " next = 1; }\n")) + "message M200 { int32 x = 1; }\n";
+        Assert.Equal(1, await Register("chain-value", chain)); // nothing to compare with yet
+
+        (HttpStatusCode status, JsonElement error) = await Send(HttpMethod.Post, "/subjects/chain-value/versions", Body(chain.Replace("int32 x", "int64 x", StringComparison.Ordinal)));
+
+        Assert.Equal(HttpStatusCode.UnprocessableEntity, status);
+        Assert.Equal(42201, error.GetProperty("error_code").GetInt32());
+        Assert.Contains(ProtobufCompatibility.MaxTypeDepth.ToString(System.Globalization.CultureInfo.InvariantCulture), error.GetProperty("message").GetString(), StringComparison.Ordinal);
+        Assert.Equal(1, await Register("orders-value", V1));
+    }
+
+    [Theory]
+    [InlineData("{\"schema\":\"syntax = \\\"proto3\\\";\",\"schemaType\":\"PROTOBUF\",\"references\":[{\"name\":1,\"subject\":\"x\",\"version\":1}]}")]
+    [InlineData("{\"schema\":\"syntax = \\\"proto3\\\";\",\"schemaType\":\"PROTOBUF\",\"references\":[{\"name\":\"a.proto\",\"subject\":\"x\",\"version\":\"one\"}]}")]
+    [InlineData("{\"schema\":\"syntax = \\\"proto3\\\";\",\"schemaType\":\"PROTOBUF\",\"references\":[{\"subject\":\"x\",\"version\":1}]}")]
+    [InlineData("[1, 2, 3]")]
+    public async Task ARequestWithFieldsOfTheWrongKind_Is422_AndTheRegistryGoesOn(string body)
+    {
+        (HttpStatusCode status, JsonElement error) = await Send(HttpMethod.Post, "/subjects/orders-value/versions", body);
+
+        Assert.Equal(HttpStatusCode.UnprocessableEntity, status);
+        Assert.Equal(42201, error.GetProperty("error_code").GetInt32());
+        Assert.Equal(1, await Register("orders-value", V1));
+    }
+
+    [Fact]
     public async Task Normalize_MakesSchemasThatDifferInOrderAndLayoutOne()
     {
         const string Ordered = "syntax = \"proto3\";\npackage shop;\nimport \"google/protobuf/duration.proto\";\nimport \"google/protobuf/timestamp.proto\";\nmessage Order {\n  string id = 1;\n  google.protobuf.Timestamp placed = 2;\n  google.protobuf.Duration wait = 3;\n}\n";

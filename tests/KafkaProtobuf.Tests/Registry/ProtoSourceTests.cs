@@ -146,4 +146,33 @@ public class ProtoSourceTests
 
         Assert.Equal(braces, ProtoSource.Compile("m.proto", text).File[^1].MessageType[0].Field[0].JsonName);
     }
+
+    [Fact]
+    public void AnImportCycle_IsAnError_NotAStackOverflow()
+    {
+        var files = new Dictionary<string, string>
+        {
+            ["a.proto"] = "syntax = \"proto3\";\nimport \"b.proto\";\nmessage A { B b = 1; }\n",
+            ["b.proto"] = "syntax = \"proto3\";\nimport \"a.proto\";\nmessage B { int32 x = 1; }\n",
+        };
+
+        ProtoSyntaxException cycle = Assert.Throws<ProtoSyntaxException>(() => ProtoSource.Compile("a.proto", files["a.proto"], name => files.GetValueOrDefault(name)));
+        Assert.Contains("imports itself through a.proto -> b.proto -> a.proto", cycle.Message, StringComparison.Ordinal);
+
+        ProtoSyntaxException self = Assert.Throws<ProtoSyntaxException>(() => ProtoSource.Compile("a.proto", "syntax = \"proto3\";\nimport \"a.proto\";\n", _ => "syntax = \"proto3\";\nimport \"a.proto\";\n"));
+        Assert.Contains("a.proto -> a.proto", self.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ALongChainOfImports_IsOrderedWithoutRecursion()
+    {
+        const int Files = 2_000;
+        static string File(int i) => i + 1 < Files
+            ? $"syntax = \"proto3\";\nimport \"f{i + 1}.proto\";\nmessage M{i} {{ M{i + 1} next = 1; }}\n"
+            : $"syntax = \"proto3\";\nmessage M{i} {{ int32 x = 1; }}\n";
+
+        FileDescriptorSet set = ProtoSource.Compile("f0.proto", File(0), name => int.TryParse(name.AsSpan(1, name.Length - 7), out int i) ? File(i) : null);
+
+        Assert.Equal(Enumerable.Range(0, Files).Reverse().Select(i => $"f{i}.proto"), set.File.Select(f => f.Name));
+    }
 }
