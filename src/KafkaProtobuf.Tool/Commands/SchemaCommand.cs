@@ -71,7 +71,18 @@ internal static class SchemaCommand
                 return ExitCodes.Usage;
             }
 
-            using RegistryClient? client = registry.Client(result, warning => error.WriteLine("kafka-protobuf: warning: " + warning));
+            RegistryClient? client;
+            try
+            {
+                client = registry.Client(result, warning => error.WriteLine("kafka-protobuf: warning: " + warning));
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf schema check: " + e.Message).ConfigureAwait(false); // a secret file that cannot be read
+                return ExitCodes.Usage;
+            }
+
+            using RegistryClient? disposing = client;
             CompatibilityVerdict verdict;
             try
             {

@@ -170,6 +170,9 @@ public sealed class SchemaCheckToolTests : IDisposable
         Assert.Contains("the registry could not be asked", error, StringComparison.Ordinal);
 
         Assert.Equal(ExitCodes.Usage, (await Run("schema", "check", update, "--registry", url)).Exit);
+        (int noSecret, _, string secretError) = await Run("schema", "check", update, "--registry", url, "--subject", "s", "--registry-basic-auth-file", Path.Combine(_directory, "no-such-file"));
+        Assert.Equal(ExitCodes.Usage, noSecret);
+        Assert.Contains("no-such-file", secretError, StringComparison.Ordinal);
         Assert.Equal(ExitCodes.Usage, (await Run("schema", "check", update, update, "--registry", url, "--subject", "s")).Exit);
         Assert.Equal(ExitCodes.Usage, (await Run("schema", "check", update)).Exit);
     }

@@ -419,8 +419,8 @@ public abstract class ChaosScenario : IDisposable
     private bool Covered(Layout layout) => _members.SelectMany(m => m.Handled()).Distinct().Count() == layout.Count;
 
     /// <summary>
-    /// Registers <see cref="Revisions"/> versions of the values' file (its messages, then one more named after the
-    /// revision, so the paths of the others stay) and returns their ids: the good values are written with them in turn,
+    /// Registers <see cref="Revisions"/> versions of the values' file (its messages, then one more per revision, so the
+    /// paths of the others stay and each version may follow the last) and returns their ids: the good values are written with them in turn,
     /// so new ids keep appearing as consumption goes on.
     /// </summary>
     private List<int> RegisterRevisions()
@@ -429,7 +429,10 @@ public abstract class ChaosScenario : IDisposable
         for (int revision = 0; revision < Revisions; revision++)
         {
             FileDescriptorProto file = FileDescriptorProto.Parser.ParseFrom(TelemetryReflection.Descriptor.SerializedData);
-            file.MessageType.Add(new DescriptorProto { Name = $"Revision{revision}" });
+            for (int added = 0; added <= revision; added++)
+            {
+                file.MessageType.Add(new DescriptorProto { Name = $"Revision{added}" }); // each revision one message more: compatible, as the registry checks
+            }
             RegistrySchema registered = _registryClient.RegisterAsync(Topic + "-value", file.ToByteString().ToBase64(), "PROTOBUF", [], normalize: false)
                 .WaitAsync(Deadline).GetAwaiter().GetResult();
             ids.Add(registered.Id!.Value);
