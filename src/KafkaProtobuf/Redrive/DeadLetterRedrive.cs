@@ -1,0 +1,68 @@
+using System;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Redrive;
+
+/// <summary>
+/// Writes dead letters back where their records came from, byte for byte (key, value and the record's own headers;
+/// without the headers dead-lettering and retry hops added; with <see cref="RedriveHeaderNames"/>), once the bug that
+/// sent them there is fixed. Reads the dead-letter topic up to where it ended when the run started, in a consumer
+/// group of its own (<see cref="RedriveOptions.GroupId"/>), so a run that stops resumes where it stopped; writes with an
+/// idempotent producer and commits a dead letter's offset only once what it wrote is acknowledged: safe to stop and to
+/// run again (a record is written twice only if the run dies between the acknowledgement and the commit).
+/// </summary>
+public static class DeadLetterRedrive
+{
+    /// <summary>Runs a redrive on a thread of the pool.</summary>
+    /// <inheritdoc cref="Run"/>
+    public static Task<RedriveSummary> RunAsync(ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter = null, CancellationToken cancellationToken = default) =>
+        Task.Run(() => Run(kafka, options, onDeadLetter, cancellationToken), CancellationToken.None);
+
+    /// <summary>Runs a redrive: every dead letter in the topic when it starts, from where the group's last run stopped.</summary>
+    /// <param name="kafka">How to reach the cluster (bootstrap servers, security); the consumer's and producer's own settings are the redrive's.</param>
+    /// <param name="options">What to redrive, and where.</param>
+    /// <param name="onDeadLetter">Told of each dead letter read and what was done with it (on the run's thread; keep it short).</param>
+    /// <param name="cancellationToken">Stops the run early: what was written is acknowledged and committed first.</param>
+    /// <returns>What it did.</returns>
+    /// <exception cref="ArgumentException">The options break a rule.</exception>
+    /// <exception cref="InvalidOperationException">The dead-letter topic does not exist.</exception>
+    /// <exception cref="KafkaException">The cluster could not be asked (metadata, committed offsets, watermarks).</exception>
+    public static RedriveSummary Run(ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter = null, CancellationToken cancellationToken = default)
+    {
+        if (kafka is null)
+        {
+            throw new ArgumentNullException(nameof(kafka));
+        }
+
+        if (options is null)
+        {
+            throw new ArgumentNullException(nameof(options));
+        }
+
+        options.Validate();
+        var consumerConfig = new ConsumerConfig(new ClientConfig(kafka.ToDictionary(p => p.Key, p => p.Value)))
+        {
+            GroupId = options.EffectiveGroupId,
+            EnableAutoCommit = false,
+            EnableAutoOffsetStore = false,
+            EnablePartitionEof = true,
+            AutoOffsetReset = AutoOffsetReset.Earliest,
+            IsolationLevel = IsolationLevel.ReadCommitted,
+            AllowAutoCreateTopics = false,
+        };
+        var producerConfig = new ProducerConfig(new ClientConfig(kafka.ToDictionary(p => p.Key, p => p.Value)))
+        {
+            EnableIdempotence = true,
+            Acks = Acks.All,
+        };
+        producerConfig.Set("allow.auto.create.topics", "false"); // a redrive writes where records were; it never makes a topic up
+
+        using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(consumerConfig).Build();
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(producerConfig).Build();
+        var run = new RedriveRun(consumer, producer, options, onDeadLetter);
+        return run.Execute(cancellationToken);
+    }
+}

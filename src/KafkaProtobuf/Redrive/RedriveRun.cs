@@ -1,0 +1,242 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Redrive;
+
+/// <summary>One redrive: reads, decides, writes, commits what is acknowledged.</summary>
+internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<byte[], byte[]> producer, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter)
+{
+    /// <summary>How long a request to the cluster (metadata, committed offsets, watermarks) may take.</summary>
+    private static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(30);
+
+    private readonly object _lock = new();
+    private readonly RedriveSummary _summary = new() { DryRun = options.DryRun };
+    private readonly Dictionary<int, PartitionProgress> _partitions = new();
+    private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private string? _failure;
+    private long _written;
+
+    internal RedriveSummary Execute(CancellationToken cancellationToken)
+    {
+        Start();
+        var lastCommit = TimeSpan.Zero;
+        while (!cancellationToken.IsCancellationRequested && Failure() is null && _partitions.Values.Any(p => !p.Done))
+        {
+            ConsumeResult<byte[], byte[]>? result = consumer.Consume(TimeSpan.FromMilliseconds(100));
+            if (result is not null)
+            {
+                Take(result, cancellationToken);
+            }
+
+            if (_clock.Elapsed - lastCommit > TimeSpan.FromSeconds(1))
+            {
+                Commit();
+                lastCommit = _clock.Elapsed;
+            }
+        }
+
+        // What was written is acknowledged, then committed, however the run ends.
+        while (producer.Flush(TimeSpan.FromMilliseconds(500)) > 0 && _clock.Elapsed < TimeSpan.FromHours(1))
+        {
+        }
+
+        Commit();
+        lock (_lock)
+        {
+            _summary.Completed = _failure is null && _partitions.Values.All(p => p.Done);
+            _summary.Failure = _failure;
+        }
+
+        return _summary;
+    }
+
+    private void Start()
+    {
+        using IAdminClient admin = new DependentAdminClientBuilder(producer.Handle).Build();
+        TopicMetadata? topic = admin.GetMetadata(options.DeadLetterTopic, RequestTimeout).Topics.FirstOrDefault(t => t.Topic == options.DeadLetterTopic);
+        if (topic is null || topic.Error.IsError || topic.Partitions.Count == 0)
+        {
+            throw new InvalidOperationException("The dead-letter topic '" + options.DeadLetterTopic + "' does not exist" + (topic?.Error.IsError == true ? " (" + topic.Error.Reason + ")" : string.Empty) + ".");
+        }
+
+        var partitions = topic.Partitions.Select(p => new TopicPartition(options.DeadLetterTopic, p.PartitionId)).ToList();
+        var committed = consumer.Committed(partitions, RequestTimeout).ToDictionary(c => c.Partition.Value, c => c.Offset);
+        var start = new List<TopicPartitionOffset>();
+        foreach (TopicPartition partition in partitions)
+        {
+            WatermarkOffsets ends = consumer.QueryWatermarkOffsets(partition, RequestTimeout);
+            Offset from = committed.TryGetValue(partition.Partition.Value, out Offset offset) && offset.Value >= 0 ? offset : Offset.Beginning;
+            long next = from == Offset.Beginning ? ends.Low.Value : from.Value;
+            _partitions[partition.Partition.Value] = new PartitionProgress(next, ends.High.Value);
+            start.Add(new TopicPartitionOffset(partition, from));
+        }
+
+        consumer.Assign(start.Where(s => !_partitions[s.Partition.Value].Done));
+    }
+
+    private void Take(ConsumeResult<byte[], byte[]> result, CancellationToken cancellationToken)
+    {
+        PartitionProgress progress = _partitions[result.Partition.Value];
+        if (result.IsPartitionEOF || result.Offset.Value >= progress.End)
+        {
+            // The end as it was when the run started: what came later (a record failing again) waits for the next run.
+            lock (_lock)
+            {
+                progress.ReachedEnd();
+            }
+
+            consumer.Pause([result.TopicPartition]);
+            return;
+        }
+
+        DeadLetter deadLetter = DeadLetter.Read(result);
+        RedriveOutcome outcome = Decide(deadLetter);
+        if (outcome == RedriveOutcome.Written && !options.DryRun)
+        {
+            WaitForRate(cancellationToken);
+            Write(deadLetter, progress);
+        }
+
+        lock (_lock)
+        {
+            progress.Consumed(result.Offset.Value);
+            _summary.Add(outcome);
+        }
+
+        onDeadLetter?.Invoke(deadLetter, outcome);
+    }
+
+    private RedriveOutcome Decide(DeadLetter deadLetter)
+    {
+        if (deadLetter.SourceTopic is null)
+        {
+            return RedriveOutcome.SkippedWithoutSource;
+        }
+
+        bool matches =
+            (options.SourceTopic is null || options.SourceTopic == deadLetter.SourceTopic)
+            && (options.ErrorCode is null || options.ErrorCode == deadLetter.ErrorCode)
+            && (options.Component is null || options.Component == deadLetter.Component)
+            && (options.Since is null || deadLetter.Record.Message.Timestamp.UtcDateTime >= options.Since.Value.UtcDateTime)
+            && (options.Until is null || deadLetter.Record.Message.Timestamp.UtcDateTime < options.Until.Value.UtcDateTime)
+            && (options.FromSourceOffset is null || deadLetter.SourceOffset >= options.FromSourceOffset)
+            && (options.ToSourceOffset is null || deadLetter.SourceOffset < options.ToSourceOffset)
+            && (options.Key is null || (deadLetter.Record.Message.Key ?? []).AsSpan().SequenceEqual(options.Key));
+        if (!matches)
+        {
+            return RedriveOutcome.SkippedByFilter;
+        }
+
+        return deadLetter.RedriveCount >= options.MaxRedrives && !options.Force ? RedriveOutcome.SkippedForLoops : RedriveOutcome.Written;
+    }
+
+    private void Write(DeadLetter deadLetter, PartitionProgress progress)
+    {
+        var headers = new Headers();
+        foreach (IHeader header in deadLetter.OriginalHeaders)
+        {
+            headers.Add(header.Key, header.GetValueBytes());
+        }
+
+        headers.Add(RedriveHeaderNames.Count, Encoding.UTF8.GetBytes((deadLetter.RedriveCount + 1).ToString(CultureInfo.InvariantCulture)));
+        headers.Add(RedriveHeaderNames.Time, Encoding.UTF8.GetBytes(DateTimeOffset.UtcNow.ToString("yyyy-MM-ddTHH:mm:ss.fffZ", CultureInfo.InvariantCulture)));
+        headers.Add(RedriveHeaderNames.Run, Encoding.UTF8.GetBytes(options.RunId));
+        var message = new Message<byte[], byte[]> { Key = deadLetter.Record.Message.Key, Value = deadLetter.Record.Message.Value, Headers = headers };
+        string topic = options.TargetTopic ?? deadLetter.SourceTopic!;
+        TopicPartition target = options.KeepSourcePartition && deadLetter.SourcePartition is int partition
+            ? new TopicPartition(topic, partition)
+            : new TopicPartition(topic, Partition.Any);
+        long offset = deadLetter.Record.Offset.Value;
+        lock (_lock)
+        {
+            progress.Pending.Add(offset);
+        }
+
+        try
+        {
+            producer.Produce(target, message, report =>
+            {
+                lock (_lock)
+                {
+                    if (report.Error.IsError)
+                    {
+                        // Left pending: nothing past it is committed, so the next run writes it again.
+                        _failure ??= "writing the dead letter at " + options.DeadLetterTopic + "[" + deadLetter.Record.Partition.Value + "]@" + offset + " to " + topic + " failed: " + report.Error.Reason;
+                        _summary.Add(RedriveOutcome.Failed);
+                    }
+                    else
+                    {
+                        progress.Pending.Remove(offset);
+                    }
+                }
+            });
+            _written++;
+        }
+        catch (ProduceException<byte[], byte[]> e)
+        {
+            lock (_lock)
+            {
+                _failure ??= "writing the dead letter at " + options.DeadLetterTopic + "[" + deadLetter.Record.Partition.Value + "]@" + offset + " to " + topic + " failed: " + e.Error.Reason;
+                _summary.Add(RedriveOutcome.Failed);
+            }
+        }
+    }
+
+    private void WaitForRate(CancellationToken cancellationToken)
+    {
+        if (options.RecordsPerSecond is double rate)
+        {
+            TimeSpan due = TimeSpan.FromSeconds(_written / rate) - _clock.Elapsed;
+            if (due > TimeSpan.Zero)
+            {
+                cancellationToken.WaitHandle.WaitOne(due);
+            }
+        }
+    }
+
+    private string? Failure()
+    {
+        lock (_lock)
+        {
+            return _failure;
+        }
+    }
+
+    private void Commit()
+    {
+        if (options.DryRun)
+        {
+            return;
+        }
+
+        List<TopicPartitionOffset> offsets;
+        lock (_lock)
+        {
+            offsets = _partitions
+                .Where(p => p.Value.Committable > p.Value.Committed)
+                .Select(p => new TopicPartitionOffset(options.DeadLetterTopic, p.Key, p.Value.Committable))
+                .ToList();
+        }
+
+        if (offsets.Count == 0)
+        {
+            return;
+        }
+
+        consumer.Commit(offsets);
+        lock (_lock)
+        {
+            foreach (TopicPartitionOffset offset in offsets)
+            {
+                _partitions[offset.Partition.Value].Committed = offset.Offset.Value;
+            }
+        }
+    }
+}
+

@@ -1,0 +1,226 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Redrive;
+using KafkaProtobuf.Testing;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Redrive;
+
+/// <summary>
+/// <see cref="DeadLetterRedrive"/> on the embedded cluster: dead letters of handler failures written back byte for byte
+/// after a fix, filtered, stopped and resumed, held by the loop limit, and a dry run that writes nothing. Every wait
+/// has a deadline; nothing asserts on time.
+/// </summary>
+public sealed class DeadLetterRedriveTests : IDisposable
+{
+    private const string Topic = "orders";
+    private const string DeadLetterTopic = "orders.dlq";
+    private const int Records = 6;
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(1);
+
+    public DeadLetterRedriveTests()
+    {
+        _cluster.CreateTopic(Topic, 3);
+        _cluster.CreateTopic(DeadLetterTopic, 2);
+    }
+
+    public void Dispose() => _cluster.Dispose();
+
+    private ClientConfig Kafka => new() { BootstrapServers = _cluster.BootstrapServers };
+
+    /// <summary>Record <paramref name="i"/> as the handler saw it: in partition i % 3 of orders, with a header of its own.</summary>
+    private static ConsumeResult<byte[], byte[]> Original(int i, Headers? extra = null)
+    {
+        var headers = new Headers { { "trace", Encoding.UTF8.GetBytes("t" + i) } };
+        foreach (IHeader header in (IEnumerable<IHeader>?)extra ?? [])
+        {
+            headers.Add(header.Key, header.GetValueBytes());
+        }
+
+        return new ConsumeResult<byte[], byte[]>
+        {
+            TopicPartitionOffset = new TopicPartitionOffset(Topic, i % 3, 100 + i),
+            Message = new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k" + i), Value = [0, 0, 0, 0, 1, 0, (byte)i], Headers = headers },
+        };
+    }
+
+    /// <summary>Dead-letters records 0..n-1 as a handler's failures: even ones timed out, odd ones were invalid.</summary>
+    private void DeadLetter(int n, Func<int, Headers?>? extra = null)
+    {
+        using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
+        for (int i = 0; i < n; i++)
+        {
+            Exception failure = i % 2 == 0 ? new TimeoutException("slow") : new InvalidOperationException("bad");
+            producer.Produce(new TopicPartition(DeadLetterTopic, i % 2), Original(i, extra?.Invoke(i)).ToDeadLetterMessage(failure));
+        }
+
+        Assert.Equal(0, producer.Flush(Deadline));
+    }
+
+    /// <summary>Every record of a topic as it is now.</summary>
+    private List<ConsumeResult<byte[], byte[]>> ReadAll(string topic, int partitions)
+    {
+        using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(_cluster.CreateConsumerConfig()).Build();
+        var records = new List<ConsumeResult<byte[], byte[]>>();
+        var ends = Enumerable.Range(0, partitions).Select(p => new TopicPartition(topic, p)).ToDictionary(p => p, p => consumer.QueryWatermarkOffsets(p, Deadline).High.Value);
+        consumer.Assign(ends.Keys.Select(p => new TopicPartitionOffset(p, Offset.Beginning)));
+        var positions = ends.Keys.ToDictionary(p => p, _ => 0L);
+        using var deadline = new CancellationTokenSource(Deadline);
+        while (positions.Any(p => p.Value < ends[p.Key]))
+        {
+            ConsumeResult<byte[], byte[]> record = consumer.Consume(deadline.Token);
+            records.Add(record);
+            positions[record.TopicPartition] = record.Offset.Value + 1;
+        }
+
+        return records;
+    }
+
+    private static string Header(ConsumeResult<byte[], byte[]> record, string name) =>
+        Encoding.UTF8.GetString(record.Message.Headers.GetLastBytes(name));
+
+    private static string Key(ConsumeResult<byte[], byte[]> record) => Encoding.UTF8.GetString(record.Message.Key);
+
+    [Fact]
+    public void ARedriveAfterAFix_WritesEachRecordBack_ByteForByte_AndASecondRunNothing()
+    {
+        DeadLetter(Records);
+
+        RedriveSummary summary = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, RunId = "run-1" });
+
+        Assert.Equal(Records, summary.Written);
+        Assert.True(summary.Completed, summary.ToString());
+        List<ConsumeResult<byte[], byte[]>> back = ReadAll(Topic, 3);
+        Assert.Equal(Records, back.Count);
+        foreach (ConsumeResult<byte[], byte[]> record in back)
+        {
+            int i = int.Parse(Key(record)[1..], System.Globalization.CultureInfo.InvariantCulture);
+            ConsumeResult<byte[], byte[]> original = Original(i);
+            Assert.Equal(original.Message.Value, record.Message.Value);
+
+            // The record's own headers, then the redrive's; none of those dead-lettering added.
+            Assert.Equal(["trace", RedriveHeaderNames.Count, RedriveHeaderNames.Time, RedriveHeaderNames.Run], record.Message.Headers.Select(h => h.Key));
+            Assert.Equal("t" + i, Header(record, "trace"));
+            Assert.Equal("1", Header(record, RedriveHeaderNames.Count));
+            Assert.Equal("run-1", Header(record, RedriveHeaderNames.Run));
+            Assert.True(DateTimeOffset.TryParse(Header(record, RedriveHeaderNames.Time), out _));
+        }
+
+        // The group remembers: the same run again finds nothing new.
+        RedriveSummary again = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic });
+        Assert.Equal(0, again.Written);
+        Assert.True(again.Completed);
+        Assert.Equal(Records, ReadAll(Topic, 3).Count);
+    }
+
+    [Fact]
+    public void AFilteredRun_WritesOnlyWhatMatches_AndAnotherFilterHasProgressOfItsOwn()
+    {
+        DeadLetter(Records);
+
+        RedriveSummary timeouts = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, ErrorCode = typeof(TimeoutException).FullName });
+        Assert.Equal(Records / 2, timeouts.Written);
+        Assert.Equal(Records / 2, timeouts.SkippedByFilter);
+        Assert.Equal(["k0", "k2", "k4"], ReadAll(Topic, 3).Select(Key).Order());
+
+        RedriveSummary invalid = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, ErrorCode = typeof(InvalidOperationException).FullName, Component = "handler" });
+        Assert.Equal(Records / 2, invalid.Written);
+        Assert.Equal(["k0", "k1", "k2", "k3", "k4", "k5"], ReadAll(Topic, 3).Select(Key).Order());
+
+        // By key and by source offset.
+        RedriveSummary one = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, Key = Encoding.UTF8.GetBytes("k5"), DryRun = true });
+        Assert.Equal(1, one.Written);
+        RedriveSummary window = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, FromSourceOffset = 102, ToSourceOffset = 104, DryRun = true });
+        Assert.Equal(2, window.Written);
+    }
+
+    [Fact]
+    public void AStoppedRun_ResumesWhereItStopped_NoRecordTwice_NoneSkipped()
+    {
+        DeadLetter(Records);
+        using var stop = new CancellationTokenSource();
+        int seen = 0;
+
+        RedriveSummary first = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic }, (_, _) =>
+        {
+            if (++seen == 2)
+            {
+                stop.Cancel();
+            }
+        }, stop.Token);
+
+        Assert.False(first.Completed);
+        Assert.Equal(2, first.Written);
+        RedriveSummary second = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic });
+        Assert.True(second.Completed);
+        Assert.Equal(Records - 2, second.Written);
+        Assert.Equal(["k0", "k1", "k2", "k3", "k4", "k5"], ReadAll(Topic, 3).Select(Key).Order());
+    }
+
+    [Fact]
+    public void ARecordRedrivenMaxRedrivesTimes_IsSkipped_UnlessForced()
+    {
+        // Record 0 came back three times already; record 1 once.
+        DeadLetter(2, i => new Headers { { RedriveHeaderNames.Count, Encoding.UTF8.GetBytes(i == 0 ? "3" : "1") } });
+
+        RedriveSummary held = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "held" });
+        Assert.Equal(1, held.SkippedForLoops);
+        Assert.Equal(1, held.Written);
+        Assert.Equal("2", Header(Assert.Single(ReadAll(Topic, 3)), RedriveHeaderNames.Count));
+
+        RedriveSummary forced = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "forced", Force = true });
+        Assert.Equal(2, forced.Written);
+        ConsumeResult<byte[], byte[]> again = ReadAll(Topic, 3).Single(r => Key(r) == "k0");
+        Assert.Equal("4", Header(again, RedriveHeaderNames.Count));
+        Assert.Single(again.Message.Headers, h => h.Key == RedriveHeaderNames.Count); // the old count replaced, not kept beside
+    }
+
+    [Fact]
+    public void ADryRun_WritesNothing_AndCommitsNothing()
+    {
+        DeadLetter(Records);
+        var said = new List<RedriveOutcome>();
+
+        RedriveSummary dry = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, DryRun = true }, (_, outcome) => said.Add(outcome));
+
+        Assert.True(dry.DryRun);
+        Assert.Equal(Records, dry.Written);
+        Assert.Equal(Enumerable.Repeat(RedriveOutcome.Written, Records), said);
+        Assert.Empty(ReadAll(Topic, 3));
+        Assert.Equal(Records, DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic }).Written);
+    }
+
+    [Fact]
+    public void RecordsWithoutSourceHeaders_AreSkippedAndCounted_AndKeepSourcePartitionWritesWhereTheyWere()
+    {
+        DeadLetter(3);
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
+        {
+            producer.Produce(new TopicPartition(DeadLetterTopic, 0), new Message<byte[], byte[]> { Value = [1, 2, 3] });
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        RedriveSummary summary = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, KeepSourcePartition = true });
+
+        Assert.Equal(1, summary.SkippedWithoutSource);
+        Assert.Equal(3, summary.Written);
+        Assert.All(ReadAll(Topic, 3), r => Assert.Equal(int.Parse(Key(r)[1..], System.Globalization.CultureInfo.InvariantCulture) % 3, r.Partition.Value));
+    }
+
+    [Fact]
+    public void OptionsThatCannotWork_AreRefused_AndAMissingTopicIsSaid()
+    {
+        ArgumentException e = Assert.ThrowsAny<ArgumentException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, TargetTopic = DeadLetterTopic }));
+        Assert.Contains("TargetTopic is the dead-letter topic itself", e.Message, StringComparison.Ordinal);
+        Assert.ThrowsAny<ArgumentException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions()));
+        InvalidOperationException missing = Assert.Throws<InvalidOperationException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = "nowhere.dlq" }));
+        Assert.Contains("nowhere.dlq", missing.Message, StringComparison.Ordinal);
+    }
+}
