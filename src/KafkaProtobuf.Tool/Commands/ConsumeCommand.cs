@@ -27,7 +27,7 @@ internal static class ConsumeCommand
 {
     public static Command Create(TextWriter output, TextWriter error)
     {
-        var servers = new Option<string>("--bootstrap-servers", "-b") { Description = "Kafka bootstrap servers, host:port[,host:port].", Required = true, HelpName = "host:port" };
+        var kafka = new KafkaOptions();
         var topic = new Option<string>("--topic", "-t") { Description = "The topic to read.", Required = true };
         var partition = new Option<int?>("--partition", "-p") { Description = "Only this partition (default: all)." };
         var offset = new Option<long?>("--offset", "-o") { Description = "Start at this offset (in every partition read)." };
@@ -37,13 +37,12 @@ internal static class ConsumeCommand
         var failOnError = new Option<bool>("--fail-on-error") { Description = "Exit with code 1 if any record could not be read." };
         var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
         keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
-        var property = new Option<string[]>("-X") { Description = "A librdkafka property, name=value (security settings, say; a secret is better in a --kafka-config file, which ps and shell history do not show).", HelpName = "name=value", AllowMultipleArgumentsPerToken = false };
-        var kafkaConfig = new Option<FileInfo?>("--kafka-config", "-F") { Description = "A file of librdkafka properties, name=value lines (# for comments), as kcat -F reads them; -X wins over it.", HelpName = "file" };
         var schema = new SchemaOptions();
         var command = new Command("consume", "Read a topic's records (a dead-letter topic too) and print each: key and value decoded to JSON from the writer's schema, headers, dead-letter details. No consumer group; nothing is committed.")
         {
-            servers, topic, partition, offset, fromBeginning, max, untilEnd, failOnError, keyFormat, property, kafkaConfig,
+            topic, partition, offset, fromBeginning, max, untilEnd, failOnError, keyFormat,
         };
+        kafka.AddTo(command);
         schema.AddTo(command);
         command.SetAction(async (result, cancellationToken) =>
         {
@@ -51,7 +50,6 @@ internal static class ConsumeCommand
             FrameReader reader;
             var config = new ConsumerConfig
             {
-                BootstrapServers = result.GetRequiredValue(servers),
                 GroupId = "kafka-protobuf-" + Guid.NewGuid().ToString("N"), // never joined: partitions are assigned
                 EnableAutoCommit = false,
                 EnableAutoOffsetStore = false,
@@ -61,30 +59,7 @@ internal static class ConsumeCommand
             void Warn(string warning) => error.WriteLine("kafka-protobuf consume: warning: " + warning);
             try
             {
-                if (result.GetValue(kafkaConfig) is { } file)
-                {
-                    foreach (KeyValuePair<string, string> setting in Secrets.ReadProperties(file))
-                    {
-                        config.Set(setting.Key, setting.Value);
-                    }
-                }
-
-                foreach (string setting in result.GetValue(property) ?? [])
-                {
-                    int equals = setting.IndexOf('=', StringComparison.Ordinal);
-                    if (equals <= 0)
-                    {
-                        throw new ArgumentException("an -X argument is not name=value (not shown: it may hold a secret)");
-                    }
-
-                    string name = setting[..equals];
-                    if (Secrets.IsSecretProperty(name))
-                    {
-                        Warn($"-X {name}=... puts a secret on the command line, where ps and the shell's history show it: give it in a --kafka-config file");
-                    }
-
-                    config.Set(name, setting[(equals + 1)..]);
-                }
+                kafka.ApplyTo(config, result, Warn);
 
                 if (result.GetValue(offset) is not null && result.GetValue(fromBeginning))
                 {

@@ -1,0 +1,147 @@
+using System;
+using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Text;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.Redrive;
+using KafkaProtobuf.Tool.Output;
+
+namespace KafkaProtobuf.Tool.Commands;
+
+/// <summary>
+/// <c>kafka-protobuf dead-letters redrive --topic T.dlq</c>: dead letters written back to the topics their records came
+/// from, once the bug is fixed (<see cref="DeadLetterRedrive"/>): filters, a dry run, a rate, progress on standard error
+/// and a summary on standard output. Exit code 0 when every dead letter there was at the start was read, 2 on a usage
+/// error, 3 when Kafka could not be reached or a write failed, 130 when interrupted (what was written is committed).
+/// </summary>
+internal static class DeadLettersCommand
+{
+    public static Command Create(TextWriter output, TextWriter error)
+    {
+        var kafka = new KafkaOptions();
+        var topic = new Option<string>("--topic", "-t") { Description = "The dead-letter topic to read.", Required = true };
+        var group = new Option<string?>("--group") { Description = "The consumer group that keeps the run's progress (default: kafkaprotobuf-redrive-TOPIC, and a hash of the filters when there are any).", HelpName = "id" };
+        var to = new Option<string?>("--to") { Description = "Write everything to this topic instead of each record's source topic.", HelpName = "topic" };
+        var keepPartition = new Option<bool>("--keep-partition") { Description = "Write each record to its source partition, not where the producer's partitioner puts its key." };
+        var sourceTopic = new Option<string?>("--source-topic") { Description = "Only records that came from this topic.", HelpName = "topic" };
+        var errorCode = new Option<string?>("--error-code") { Description = "Only dead letters with this error code: a frame error (UnknownMagicByte) or an exception type (System.TimeoutException).", HelpName = "code" };
+        var component = new Option<string?>("--component") { Description = "Only dead letters of this component: key, value or handler.", HelpName = "key|value|handler" };
+        component.AcceptOnlyFromAmong("key", "value", "handler");
+        var since = new Option<DateTimeOffset?>("--since") { Description = "Only dead letters written at or after this time (ISO 8601).", HelpName = "time" };
+        var until = new Option<DateTimeOffset?>("--until") { Description = "Only dead letters written before this time (ISO 8601).", HelpName = "time" };
+        var fromOffset = new Option<long?>("--from-offset") { Description = "Only records at or after this offset of their source partition.", HelpName = "offset" };
+        var toOffset = new Option<long?>("--to-offset") { Description = "Only records before this offset of their source partition.", HelpName = "offset" };
+        var key = new Option<string?>("--key") { Description = "Only records with this key (UTF-8 text).", HelpName = "text" };
+        var maxRedrives = new Option<int>("--max-redrives") { Description = "Skip records redriven this many times already (kafkaprotobuf.redrive.count).", DefaultValueFactory = _ => 3, HelpName = "n" };
+        var force = new Option<bool>("--force") { Description = "Redrive records past --max-redrives too." };
+        var dryRun = new Option<bool>("--dry-run") { Description = "Write and commit nothing: print what would be written." };
+        var rate = new Option<double?>("--rate") { Description = "At most this many records written a second.", HelpName = "records/s" };
+        var redrive = new Command("redrive", "Write dead letters back to the topics their records came from, byte for byte, with kafkaprotobuf.redrive.* headers; progress kept in a consumer group, so a stopped run resumes. Exit code 0 done, 2 usage, 3 Kafka unreachable or a write failed, 130 interrupted.")
+        {
+            topic, group, to, keepPartition, sourceTopic, errorCode, component, since, until, fromOffset, toOffset, key, maxRedrives, force, dryRun, rate,
+        };
+        kafka.AddTo(redrive);
+        redrive.SetAction(async (result, cancellationToken) =>
+        {
+            var config = new ClientConfig();
+            RedriveOptions options;
+            try
+            {
+                kafka.ApplyTo(config, result, warning => error.WriteLine("kafka-protobuf dead-letters redrive: warning: " + warning));
+                options = new RedriveOptions
+                {
+                    DeadLetterTopic = result.GetRequiredValue(topic),
+                    GroupId = result.GetValue(group),
+                    TargetTopic = result.GetValue(to),
+                    KeepSourcePartition = result.GetValue(keepPartition),
+                    SourceTopic = result.GetValue(sourceTopic),
+                    ErrorCode = result.GetValue(errorCode),
+                    Component = result.GetValue(component),
+                    Since = result.GetValue(since),
+                    Until = result.GetValue(until),
+                    FromSourceOffset = result.GetValue(fromOffset),
+                    ToSourceOffset = result.GetValue(toOffset),
+                    Key = result.GetValue(key) is { } text ? Encoding.UTF8.GetBytes(text) : null,
+                    MaxRedrives = result.GetValue(maxRedrives),
+                    Force = result.GetValue(force),
+                    DryRun = result.GetValue(dryRun),
+                    RecordsPerSecond = result.GetValue(rate),
+                };
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf dead-letters redrive: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
+            var progress = new Progress(output, error, options.DryRun);
+            RedriveSummary summary;
+            try
+            {
+                summary = await DeadLetterRedrive.RunAsync(config, options, progress.Saw, cancellationToken).ConfigureAwait(false);
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf dead-letters redrive: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+            catch (Exception e) when (e is KafkaException or InvalidOperationException)
+            {
+                await error.WriteLineAsync("kafka-protobuf dead-letters redrive: " + TerminalText.Neutralize(e.Message)).ConfigureAwait(false);
+                return ExitCodes.ConnectionFailure;
+            }
+
+            await output.WriteLineAsync(summary.ToString()).ConfigureAwait(false);
+            if (summary.Failure is not null)
+            {
+                await error.WriteLineAsync("kafka-protobuf dead-letters redrive: " + TerminalText.Neutralize(summary.Failure)).ConfigureAwait(false);
+                return ExitCodes.ConnectionFailure;
+            }
+
+            return summary.Completed ? ExitCodes.Ok : ExitCodes.Interrupted;
+        });
+
+        return new Command("dead-letters", "Work with dead-letter topics.") { redrive };
+    }
+
+    /// <summary>What a run says as it goes: in a dry run each record it would write; otherwise a line a second of counts and rate.</summary>
+    private sealed class Progress(TextWriter output, TextWriter error, bool dryRun)
+    {
+        private readonly Stopwatch _clock = Stopwatch.StartNew();
+        private TimeSpan _lastLine;
+        private long _read;
+        private long _written;
+
+        public void Saw(DeadLetter deadLetter, RedriveOutcome outcome)
+        {
+            _read++;
+            if (outcome == RedriveOutcome.Written)
+            {
+                _written++;
+            }
+
+            if (dryRun)
+            {
+                output.WriteLine(TerminalText.Neutralize(string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{(outcome == RedriveOutcome.Written ? "would write" : Describe(outcome))} {deadLetter.SourceTopic ?? "?"}[{deadLetter.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?"}]@{deadLetter.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"} from {deadLetter.Record.Topic}[{deadLetter.Record.Partition.Value}]@{deadLetter.Record.Offset.Value} ({deadLetter.ErrorCode ?? "no error code"}, {deadLetter.Component ?? "?"}, redriven {deadLetter.RedriveCount} times)")));
+            }
+            else if (_clock.Elapsed - _lastLine >= TimeSpan.FromSeconds(1))
+            {
+                _lastLine = _clock.Elapsed;
+                error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"read {_read}, written {_written}, {_written / Math.Max(_clock.Elapsed.TotalSeconds, 0.001):F0} records/s"));
+            }
+        }
+
+        private static string Describe(RedriveOutcome outcome) => outcome switch
+        {
+            RedriveOutcome.SkippedByFilter => "skip (filter)",
+            RedriveOutcome.SkippedForLoops => "skip (redriven too often)",
+            RedriveOutcome.SkippedWithoutSource => "skip (no source header)",
+            _ => outcome.ToString(),
+        };
+    }
+}
