@@ -2,6 +2,7 @@ using System;
 using System.Threading;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Redrive;
 using Shop.V1;
 
 namespace KafkaProtobuf.Tests.Docs.Snippets;
@@ -68,6 +69,16 @@ internal static class LoopSnippets
             // the record again (at least once, never lost).
             Console.Error.WriteLine($"dead-lettered, not committed yet: {result.OffsetError}");
         }
+        #endregion
+    }
+
+    internal static void Redrive()
+    {
+        #region redrive
+        RedriveSummary summary = DeadLetterRedrive.Run(
+            new ClientConfig { BootstrapServers = "localhost:9092" },
+            new RedriveOptions { DeadLetterTopic = "orders.dlq", ErrorCode = "System.TimeoutException", RecordsPerSecond = 500 });
+        Console.WriteLine(summary); // written 3, skipped by filter 1, skipped for loops 0, skipped without source 0, failed 0
         #endregion
     }
 }
