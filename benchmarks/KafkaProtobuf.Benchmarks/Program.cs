@@ -24,6 +24,9 @@ public static class Program
             case "e2e":
                 Tools.EndToEnd.Run(args);
                 break;
+            case "redrive":
+                Tools.RedriveThroughput.Run(args);
+                break;
             case "e2e-broker":
                 Tools.EndToEnd.RunBroker(args);
                 break;

@@ -100,7 +100,10 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
         if (outcome == RedriveOutcome.Written && !options.DryRun)
         {
             WaitForRate(cancellationToken);
-            Write(deadLetter, progress);
+            if (!Write(deadLetter, progress, cancellationToken))
+            {
+                return; // stopped while the producer's queue was full: neither written nor read, the next run takes it
+            }
         }
 
         lock (_lock)
@@ -136,7 +139,8 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
         return deadLetter.RedriveCount >= options.MaxRedrives && !options.Force ? RedriveOutcome.SkippedForLoops : RedriveOutcome.Written;
     }
 
-    private void Write(DeadLetter deadLetter, PartitionProgress progress)
+    /// <summary>Hands the record to the producer (waiting while its queue is full); false when stopped before it could.</summary>
+    private bool Write(DeadLetter deadLetter, PartitionProgress progress, CancellationToken cancellationToken)
     {
         var headers = new Headers();
         foreach (IHeader header in deadLetter.OriginalHeaders)
@@ -158,32 +162,52 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
             progress.Pending.Add(offset);
         }
 
-        try
+        while (true)
         {
-            producer.Produce(target, message, report =>
+            try
+            {
+                producer.Produce(target, message, Delivered);
+                _written++;
+                return true;
+            }
+            catch (ProduceException<byte[], byte[]> e) when (e.Error.Code == Confluent.Kafka.ErrorCode.Local_QueueFull && !cancellationToken.IsCancellationRequested)
+            {
+                producer.Poll(TimeSpan.FromMilliseconds(100)); // deliveries make room
+            }
+            catch (ProduceException<byte[], byte[]> e)
             {
                 lock (_lock)
                 {
-                    if (report.Error.IsError)
+                    progress.Pending.Remove(offset);
+                    if (e.Error.Code != Confluent.Kafka.ErrorCode.Local_QueueFull)
                     {
-                        // Left pending: nothing past it is committed, so the next run writes it again.
-                        _failure ??= "writing the dead letter at " + options.DeadLetterTopic + "[" + deadLetter.Record.Partition.Value + "]@" + offset + " to " + topic + " failed: " + report.Error.Reason;
-                        _summary.Add(RedriveOutcome.Failed);
-                    }
-                    else
-                    {
-                        progress.Pending.Remove(offset);
+                        Fail(e.Error.Reason);
                     }
                 }
-            });
-            _written++;
+
+                return false;
+            }
         }
-        catch (ProduceException<byte[], byte[]> e)
+
+        // Under the lock: the first failure is the run's.
+        void Fail(string reason)
+        {
+            _failure ??= "writing the dead letter at " + options.DeadLetterTopic + "[" + deadLetter.Record.Partition.Value + "]@" + offset + " to " + topic + " failed: " + reason;
+            _summary.Add(RedriveOutcome.Failed);
+        }
+
+        void Delivered(DeliveryReport<byte[], byte[]> report)
         {
             lock (_lock)
             {
-                _failure ??= "writing the dead letter at " + options.DeadLetterTopic + "[" + deadLetter.Record.Partition.Value + "]@" + offset + " to " + topic + " failed: " + e.Error.Reason;
-                _summary.Add(RedriveOutcome.Failed);
+                if (report.Error.IsError)
+                {
+                    Fail(report.Error.Reason); // left pending: nothing past it is committed, so the next run writes it again
+                }
+                else
+                {
+                    progress.Pending.Remove(offset);
+                }
             }
         }
     }

@@ -215,6 +215,26 @@ public sealed class DeadLetterRedriveTests : IDisposable
     }
 
     [Fact]
+    public void AWriteThatFails_StopsTheRun_CommitsNothingPastIt_AndTheNextRunWritesIt()
+    {
+        DeadLetter(Records);
+        var kafka = new ClientConfig { BootstrapServers = _cluster.BootstrapServers };
+        kafka.Set("topic.metadata.propagation.max.ms", "500"); // an unknown topic fails its writes soon
+
+        RedriveSummary failed = DeadLetterRedrive.Run(kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, TargetTopic = "orders.fixed" });
+
+        Assert.False(failed.Completed);
+        Assert.True(failed.Failed > 0, failed.ToString());
+        Assert.Contains("orders.fixed", failed.Failure, StringComparison.Ordinal);
+
+        // The topic made, the same run again writes every record: none was committed as written.
+        _cluster.CreateTopic("orders.fixed", 1);
+        RedriveSummary retried = DeadLetterRedrive.Run(kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, TargetTopic = "orders.fixed" });
+        Assert.True(retried.Completed, retried.ToString());
+        Assert.Equal(["k0", "k1", "k2", "k3", "k4", "k5"], ReadAll("orders.fixed", 1).Select(Key).Order());
+    }
+
+    [Fact]
     public void OptionsThatCannotWork_AreRefused_AndAMissingTopicIsSaid()
     {
         ArgumentException e = Assert.ThrowsAny<ArgumentException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, TargetTopic = DeadLetterTopic }));
