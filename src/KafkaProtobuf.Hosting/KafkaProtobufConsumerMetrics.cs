@@ -30,6 +30,19 @@ public static class KafkaProtobufConsumerMetrics
     /// <summary>The tag naming the consumer.</summary>
     public const string ConsumerTag = "consumer";
 
+    /// <summary>
+    /// Gauge: how many records each assigned partition lags (its end as last fetched, past the last offset stored), tagged
+    /// <see cref="ConsumerTag"/>, <see cref="TopicTag"/> and <see cref="PartitionTag"/>; refreshed at most once a second
+    /// from what the consumer already knows (no broker request).
+    /// </summary>
+    public const string Lag = "kafkaprotobuf.consumer.lag";
+
+    /// <summary>The topic of a <see cref="Lag"/> measurement.</summary>
+    public const string TopicTag = "topic";
+
+    /// <summary>The partition of a <see cref="Lag"/> measurement.</summary>
+    public const string PartitionTag = "partition";
+
     /// <summary>The tag saying which retry topic's tier a record was sent to.</summary>
     public const string TierTag = "tier";
 

@@ -91,6 +91,20 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public TimeSpan RevokeTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// The health check reports the consumer <c>Degraded</c> while a partition of it lags more than this many records
+    /// (its end, as the consumer last fetched it, past the last offset stored: records not yet handled). Default 10,000;
+    /// 0 never. The lag is also the gauge <c>kafkaprotobuf.consumer.lag</c>, per partition.
+    /// </summary>
+    public long LagDegradedThreshold { get; set; } = 10_000;
+
+    /// <summary>
+    /// The health check reports the consumer <c>Unhealthy</c> while a partition lags more than this many records.
+    /// Default 0, never: an orchestrator restarting a consumer for lagging would only add a rebalance to the backlog; set
+    /// it where a lag that large means something else is wrong.
+    /// </summary>
+    public long LagUnhealthyThreshold { get; set; }
+
     /// <summary>What happens when the handler throws (a batch handler: for the whole batch, then <see cref="BatchOptions.WhenBatchFails"/>).</summary>
     public HandlerFailureOptions HandlerFailures { get; } = new();
 
@@ -134,6 +148,11 @@ public sealed class KafkaProtobufConsumerOptions
                 "The hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.")
             .Require(MaxConcurrentHandlers >= 1, nameof(MaxConcurrentHandlers), MaxConcurrentHandlers, "at least 1")
             .Require(MaxReadAheadBytes >= 1, nameof(MaxReadAheadBytes), MaxReadAheadBytes, "at least 1")
+            .Require(LagDegradedThreshold >= 0, nameof(LagDegradedThreshold), LagDegradedThreshold, "0 (never) or more")
+            .Require(LagUnhealthyThreshold >= 0, nameof(LagUnhealthyThreshold), LagUnhealthyThreshold, "0 (never) or more")
+            .Refuse(
+                LagUnhealthyThreshold > 0 && LagDegradedThreshold > 0 && LagUnhealthyThreshold <= LagDegradedThreshold,
+                "LagUnhealthyThreshold (" + LagUnhealthyThreshold + ") is not above LagDegradedThreshold (" + LagDegradedThreshold + "): a consumer would be unhealthy before it is degraded.")
             .Require(RevokeTimeout >= TimeSpan.Zero, nameof(RevokeTimeout), RevokeTimeout, "at least zero")
             .Require(ReadAgainDelay >= TimeSpan.Zero, nameof(ReadAgainDelay), ReadAgainDelay, "at least zero")
             .Require(CopyTimeout > TimeSpan.Zero, nameof(CopyTimeout), CopyTimeout, "positive")

@@ -11,11 +11,10 @@ using Microsoft.Extensions.Logging;
 namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
-/// The consume step: the one holder of the Kafka consumer and of its callbacks. It consumes and sorts what came (a
-/// record, a poison record, one whose writer's schema is unavailable, nothing, the end); stores offsets, seeks, pauses
-/// and resumes; writes what the consumer writes elsewhere (dead letters, retry copies), which stores the offset past the
-/// record; and closes the consumer. Everything but <see cref="Dispose"/> runs on the loop thread, as the client's
-/// callbacks do; what the owner must know (partitions taken away, a failure) goes up through <see cref="IConsumeStepOwner"/>.
+/// The consume step, the one holder of the Kafka consumer and its callbacks: consumes and sorts what came (a record,
+/// poison, an unavailable writer's schema, nothing, the end); stores offsets, seeks, pauses, resumes; writes copies (dead
+/// letters, retry copies), storing the offset past the record; closes the consumer. All but <see cref="Dispose"/> and the
+/// <see cref="LagMeter{TKey, TValue}"/>'s timer runs on the loop thread; the owner hears through <see cref="IConsumeStepOwner"/>.
 /// </summary>
 /// <typeparam name="TKey">The key type.</typeparam>
 /// <typeparam name="TValue">The value type.</typeparam>
@@ -32,6 +31,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
     private readonly IConsumerProbe? _probe;
     private readonly TimeSpan _readAgainDelay;
     private IAdminClient? _metadata; // on the consumer's connection: whether a topic written to exists
+    private readonly LagMeter<TKey, TValue> _lag;
 
     /// <param name="name">The consumer's name, for log lines and the probe.</param>
     /// <param name="config">The consumer's settings.</param>
@@ -71,6 +71,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
             .SetOffsetsCommittedHandler((_, committed) => OnCommitted(committed))
             .SetLogHandler((_, message) => OnClientLog(message)) // librdkafka's own lines, through ILogger instead of stderr
             .Build();
+        _lag = new LagMeter<TKey, TValue>(_consumer, status.Lag).Start();
     }
 
     /// <summary>The last record's key bytes, as written.</summary>
@@ -102,6 +103,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         catch (ConsumeException e) when (e.IsDeserializationFailure() || e.IsSchemaUnavailable())
         {
             unread = e;
+            _lag.Consumed(e.ConsumerRecord.TopicPartitionOffset);
             if (!IsAccessDenied(e))
             {
                 _probe?.Delivered(_name, e.ConsumerRecord.TopicPartitionOffset); // before it is sorted: a move back follows its delivery
@@ -125,6 +127,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
             return Consumed.Nothing;
         }
 
+        _lag.Consumed(record.TopicPartitionOffset);
         _probe?.Delivered(_name, record.TopicPartitionOffset);
         return Consumed.Record;
     }
@@ -167,6 +170,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         try
         {
             _consumer.StoreOffset(record);
+            _lag.Stored(record.TopicPartitionOffset);
             _probe?.Stored(_name, record.TopicPartitionOffset);
         }
         catch (KafkaException e)
@@ -192,11 +196,11 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
 
     /// <summary>Dead-letters a poison record and stores the offset past it (see <see cref="DeadLetterExtensions"/>).</summary>
     public CopyResult DeadLetter(ConsumeException poison, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
-        _consumer.DeadLetter(poison, producer, topic, timeout);
+        _lag.Stored(_consumer.DeadLetter(poison, producer, topic, timeout));
 
     /// <summary>Dead-letters a record whose handler failed for good and stores the offset past it.</summary>
     public CopyResult DeadLetter(ConsumeResult<byte[], byte[]> record, Exception failure, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
-        _consumer.DeadLetter(record, failure, producer, topic, timeout, DeadLetterOffsetHandling.Store);
+        _lag.Stored(_consumer.DeadLetter(record, failure, producer, topic, timeout, DeadLetterOffsetHandling.Store));
 
     /// <summary>Writes a copy of a record elsewhere (a retry topic) and stores the offset past it.</summary>
     public CopyResult Forward(ConsumeResult<byte[], byte[]> record, Message<byte[], byte[]> copy, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
@@ -235,6 +239,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
     /// </summary>
     public void Dispose()
     {
+        _lag.Dispose();
         _metadata?.Dispose(); // it uses the consumer's handle
         _consumer.Dispose(); // Confluent.Kafka destroys the handle without closing
     }
@@ -249,6 +254,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
     private void OnRevoked(List<TopicPartitionOffset> partitions, bool lost)
     {
         List<TopicPartition> leaving = partitions.ConvertAll(p => p.TopicPartition);
+        _lag.Revoked(leaving);
         ConsumerLog.Revoked(_logger, _name, lost ? "lost" : "revoked", new PartitionList(leaving));
         _owner.Revoked(leaving);
         _probe?.Revoked(_name, partitions);

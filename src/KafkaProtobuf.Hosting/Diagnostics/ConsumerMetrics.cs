@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
@@ -15,6 +16,26 @@ internal static class ConsumerMetrics
     private static readonly Histogram<int> Sizes = Meter.CreateHistogram<int>(KafkaProtobufConsumerMetrics.BatchSize, "{record}", "How many records each batch handed to a batch handler held.");
     private static readonly Counter<long> RetryTopicRecords = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.RecordsSentToRetryTopic, "{record}", "Records sent to a retry topic.");
     private static readonly Counter<long> Batches = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.BatchesHandled, "{batch}", "Batches whose handler completed.");
+    private static readonly ConcurrentDictionary<ConsumerLag, byte> Observed = new();
+    private static readonly ObservableGauge<long> LagGauge = Meter.CreateObservableGauge(KafkaProtobufConsumerMetrics.Lag, ObserveLag, "{record}", "Records of each assigned partition not yet handled.");
+
+    /// <summary>Reports this consumer's lag from now on (a consumer's lag lives as long as its application).</summary>
+    internal static void Observe(ConsumerLag lag) => Observed.TryAdd(lag, 0);
+
+    private static IEnumerable<Measurement<long>> ObserveLag()
+    {
+        foreach (ConsumerLag consumer in Observed.Keys)
+        {
+            foreach (PartitionLag partition in consumer.Latest)
+            {
+                yield return new Measurement<long>(
+                    partition.Records,
+                    new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer.Consumer),
+                    new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.TopicTag, partition.Topic),
+                    new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.PartitionTag, partition.Partition));
+            }
+        }
+    }
 
     /// <summary>
     /// When a handler run starts, for <see cref="HandlerRan"/>; 0 while nothing listens to the duration histogram: on a

@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Diagnostics;
 
 namespace KafkaProtobuf.Hosting.Health;
 
@@ -44,6 +45,7 @@ internal sealed class ConsumerStatus(string name)
 
     public void Stopped()
     {
+        Lag.Measured([]);
         // A failure stays a failure.
         Interlocked.CompareExchange(ref _state, (int)KafkaProtobufConsumerState.Stopped, (int)KafkaProtobufConsumerState.Running);
         Interlocked.CompareExchange(ref _state, (int)KafkaProtobufConsumerState.Stopped, (int)KafkaProtobufConsumerState.Starting);
@@ -51,11 +53,22 @@ internal sealed class ConsumerStatus(string name)
 
     public void Failed(string reason)
     {
+        Lag.Measured([]);
         Failure = reason;
         Volatile.Write(ref _state, (int)KafkaProtobufConsumerState.Failed);
     }
 
     public void HandlerFailed(int attempt) => Volatile.Write(ref _failedAttempts, attempt);
+
+    /// <summary>Records not yet handled, per assigned partition, as last measured.</summary>
+    public ConsumerLag Lag { get; } = new(name);
+
+    /// <summary>Above this lag the health check says degraded; 0 never.</summary>
+    public long LagDegradedThreshold { get; set; }
+
+    /// <summary>Above this lag the health check says unhealthy; 0 never.</summary>
+    public long LagUnhealthyThreshold { get; set; }
+
 
     /// <summary>
     /// A record of the partition cannot go on (<paramref name="what"/> it needs, e.g. "obtain a writer's schema", failed

@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using KafkaProtobuf.Hosting.Diagnostics;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 
 namespace KafkaProtobuf.Hosting.Health;
@@ -9,7 +10,9 @@ namespace KafkaProtobuf.Hosting.Health;
 /// <summary>
 /// The health of every hosted consumer: unhealthy when one has stopped or failed, degraded while a partition of one waits
 /// (for a writer's schema it cannot obtain, or to write a dead letter the broker does not take; whatever its other
-/// partitions do) or its handler keeps failing on a record, healthy otherwise. Each consumer's state is in the result's data.
+/// partitions do), its handler keeps failing on a record, or a partition lags past
+/// <see cref="KafkaProtobufConsumerOptions.LagDegradedThreshold"/> (unhealthy past
+/// <see cref="KafkaProtobufConsumerOptions.LagUnhealthyThreshold"/>), healthy otherwise. Each consumer's state is in the result's data.
 /// </summary>
 internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerStates states) : IHealthCheck
 {
@@ -40,12 +43,35 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
                     degraded.Add(consumer.Name + "'s handler has failed " + Times(consumer.FailedAttempts) + " on a record");
                     break;
             }
+
+            if (consumer.State == KafkaProtobufConsumerState.Running)
+            {
+                Lagging(consumer, consumer.LagUnhealthyThreshold, unhealthy);
+                Lagging(consumer, consumer.LagDegradedThreshold, degraded, below: consumer.LagUnhealthyThreshold);
+            }
         }
 
         HealthCheckResult result = unhealthy.Count > 0 ? new HealthCheckResult(context.Registration.FailureStatus, string.Join("; ", unhealthy.Concat(degraded)), data: data)
             : degraded.Count > 0 ? HealthCheckResult.Degraded(string.Join("; ", degraded), data: data)
             : HealthCheckResult.Healthy(data.Count == 0 ? "no KafkaProtobuf consumers" : "every KafkaProtobuf consumer is running", data);
         return Task.FromResult(result);
+    }
+
+    /// <summary>Partitions lagging more than <paramref name="threshold"/> (0: never) and, when given, not more than <paramref name="below"/> (reported at the level above).</summary>
+    private static void Lagging(ConsumerStatus consumer, long threshold, List<string> into, long below = 0)
+    {
+        if (threshold <= 0)
+        {
+            return;
+        }
+
+        var lagging = consumer.Lag.Latest.Where(p => p.Records > threshold && (below <= 0 || p.Records <= below)).OrderByDescending(p => p.Records).ToList();
+        if (lagging.Count > 0)
+        {
+            into.Add(consumer.Name + " lags more than " + threshold.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " records on "
+                + string.Join(", ", lagging.Take(5).Select(p => p.Topic + " [" + p.Partition.ToString(System.Globalization.CultureInfo.InvariantCulture) + "]: " + p.Records.ToString("N0", System.Globalization.CultureInfo.InvariantCulture)))
+                + (lagging.Count > 5 ? " and " + (lagging.Count - 5).ToString(System.Globalization.CultureInfo.InvariantCulture) + " more partitions" : string.Empty));
+        }
     }
 
     private static string Times(int count) => count == 1 ? "once" : count == 2 ? "twice" : count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " times";

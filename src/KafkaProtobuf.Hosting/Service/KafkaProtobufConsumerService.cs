@@ -109,6 +109,9 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         _loop = NewLoop(_parts);
 
         _step.Subscribe(_options.SubscribedTopics());
+        _status.LagDegradedThreshold = _options.LagDegradedThreshold;
+        _status.LagUnhealthyThreshold = _options.LagUnhealthyThreshold;
+        ConsumerMetrics.Observe(_status.Lag);
         _status.Running();
         ConsumerLog.Started(_logger, Name, _options.Topics);
         _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };

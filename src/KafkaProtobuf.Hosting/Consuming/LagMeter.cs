@@ -1,0 +1,98 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting.Diagnostics;
+
+namespace KafkaProtobuf.Hosting.Consuming;
+
+/// <summary>
+/// Measures each assigned partition's lag once a second, on a timer (the loop may be in a handler for long): its end as
+/// the consumer last fetched it, past the offset last stored (before one is, the partition's first record consumed;
+/// before that, its position). Nothing is asked of the broker; librdkafka answers these from any thread. What it
+/// measures goes to <see cref="ConsumerLag"/>, which the health check and the lag gauge read.
+/// </summary>
+internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, ConsumerLag lag) : IDisposable
+{
+    private static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
+
+    private readonly ConcurrentDictionary<TopicPartition, long> _from = new(); // per partition: after the last offset stored, or its first record's
+    private Timer? _timer;
+
+    /// <summary>Starts measuring (before a partition is assigned there is nothing to measure).</summary>
+    public LagMeter<TKey, TValue> Start()
+    {
+        _timer = new Timer(_ => Measure(), null, Interval, Interval);
+        return this;
+    }
+
+    /// <summary>A record consumed: the first of its partition marks where the lag counts from (what came before was handled).</summary>
+    public void Consumed(TopicPartitionOffset record) => _from.TryAdd(record.TopicPartition, record.Offset.Value);
+
+    /// <summary>The offset past <paramref name="record"/> was stored.</summary>
+    public void Stored(TopicPartitionOffset record) => _from[record.TopicPartition] = record.Offset.Value + 1;
+
+    /// <summary>A record copied elsewhere (a dead letter, a retry copy): the offset past it, if the copy stored it.</summary>
+    public CopyResult Stored(CopyResult copy)
+    {
+        if (copy.Offset is OffsetOutcome.Stored or OffsetOutcome.Committed)
+        {
+            Stored(copy.Record);
+        }
+
+        return copy;
+    }
+
+    /// <summary>Partitions taken away: if one comes back, its lag counts from its first record again.</summary>
+    public void Revoked(IEnumerable<TopicPartition> partitions)
+    {
+        foreach (TopicPartition partition in partitions)
+        {
+            _from.TryRemove(partition, out _);
+        }
+    }
+
+    /// <summary>Stops the timer, waiting for a measurement in progress, before the client goes.</summary>
+    public void Dispose()
+    {
+        using var stopped = new ManualResetEvent(false);
+        if (_timer is { } timer && timer.Dispose(stopped))
+        {
+            stopped.WaitOne(TimeSpan.FromSeconds(5));
+        }
+
+        _timer = null;
+    }
+
+    private void Measure()
+    {
+        var measured = new List<PartitionLag>();
+        try
+        {
+            List<TopicPartition> assigned = consumer.Assignment;
+            foreach (TopicPartition partition in assigned)
+            {
+                long end = consumer.GetWatermarkOffsets(partition).High.Value;
+                long from = _from.TryGetValue(partition, out long stored) ? stored : consumer.Position(partition).Value;
+                if (end >= 0 && from >= 0)
+                {
+                    measured.Add(new PartitionLag(partition.Topic, partition.Partition.Value, Math.Max(0, end - from)));
+                }
+            }
+
+            foreach (TopicPartition gone in _from.Keys.Where(p => !assigned.Contains(p)).ToList())
+            {
+                _from.TryRemove(gone, out _);
+            }
+        }
+        catch (Exception e) when (e is KafkaException or ObjectDisposedException or InvalidOperationException)
+        {
+            return; // closing: the last measurement stands until the consumer's status says stopped
+        }
+
+        lag.Measured(measured);
+    }
+}
