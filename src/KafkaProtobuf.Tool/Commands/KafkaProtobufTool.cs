@@ -24,6 +24,7 @@ internal static class KafkaProtobufTool
             ConsumeCommand.Create(output, error),
             SchemaCommand.Create(output, error),
             DeadLettersCommand.Create(output, error),
+            LagCommand.Create(output, error),
             StopTimeout,
         };
 

@@ -1,0 +1,194 @@
+using System;
+using System.Collections.Generic;
+using System.CommandLine;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using Confluent.Kafka.Admin;
+using KafkaProtobuf.Tool.Decoding;
+using KafkaProtobuf.Tool.Output;
+
+namespace KafkaProtobuf.Tool.Commands;
+
+/// <summary>
+/// <c>kafka-protobuf lag --group G [--topic T]</c>: per partition the group's committed offset, the end, the lag and the
+/// member that owns it, with totals; <c>--output json</c>. Reads only (never joins the group, never commits). Exit code 0,
+/// 2 usage, 3 Kafka unreachable.
+/// </summary>
+internal static class LagCommand
+{
+    private static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(30);
+
+    public static Command Create(TextWriter output, TextWriter error)
+    {
+        var kafka = new KafkaOptions();
+        var group = new Option<string>("--group", "-g") { Description = "The consumer group.", Required = true, HelpName = "id" };
+        var topic = new Option<string[]>("--topic", "-t") { Description = "Only this topic (repeatable; default: every topic the group has committed offsets for).", HelpName = "topic" };
+        var format = new Option<string>("--output") { Description = "text (a table) or json.", DefaultValueFactory = _ => "text", HelpName = "text|json" };
+        format.AcceptOnlyFromAmong("text", "json");
+        var command = new Command("lag", "A consumer group's lag: per partition the committed offset, the end, the lag and the member that owns it; totals. Reads only. Exit code 0, 2 usage, 3 Kafka unreachable.") { group, topic, format };
+        kafka.AddTo(command);
+        command.SetAction(async (result, cancellationToken) =>
+        {
+            var config = new ConsumerConfig { EnableAutoCommit = false, AllowAutoCreateTopics = false };
+            try
+            {
+                kafka.ApplyTo(config, result, warning => error.WriteLine("kafka-protobuf lag: warning: " + warning));
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf lag: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
+            config.GroupId = result.GetRequiredValue(group);
+            IReadOnlyList<PartitionRow> rows;
+            string? ownersUnknown = null;
+            try
+            {
+                rows = await Task.Run(() => Measure(config, result.GetValue(topic) ?? [], cancellationToken, out ownersUnknown), cancellationToken).ConfigureAwait(false);
+            }
+            catch (KafkaException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf lag: " + TerminalText.Neutralize(e.Message)).ConfigureAwait(false);
+                return ExitCodes.ConnectionFailure;
+            }
+
+            if (ownersUnknown is not null)
+            {
+                await error.WriteLineAsync("kafka-protobuf lag: owners not shown, the brokers did not describe the group: " + TerminalText.Neutralize(ownersUnknown)).ConfigureAwait(false);
+            }
+
+            await output.WriteAsync(result.GetValue(format) == "json" ? Json(config.GroupId, rows) : Text(rows)).ConfigureAwait(false);
+            return ExitCodes.Ok;
+        });
+        return command;
+    }
+
+    private static List<PartitionRow> Measure(ConsumerConfig config, string[] topics, CancellationToken cancellationToken, out string? ownersUnknown)
+    {
+        using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(config).Build();
+        using IAdminClient admin = new DependentAdminClientBuilder(consumer.Handle).Build();
+        List<TopicPartition> partitions;
+        if (topics.Length > 0)
+        {
+            Metadata metadata = admin.GetMetadata(RequestTimeout);
+            partitions = topics.SelectMany(t => metadata.Topics.FirstOrDefault(m => m.Topic == t && !m.Error.IsError)?.Partitions.Select(p => new TopicPartition(t, p.PartitionId))
+                ?? throw new KafkaException(new Error(ErrorCode.UnknownTopicOrPart, "the topic '" + t + "' does not exist"))).ToList();
+        }
+        else
+        {
+            // Every partition of every topic, kept where the group has committed: what any broker answers (the mock
+            // cluster does not list a group's offsets).
+            partitions = admin.GetMetadata(RequestTimeout).Topics
+                .Where(t => !t.Error.IsError && !t.Topic.StartsWith("__", StringComparison.Ordinal))
+                .SelectMany(t => t.Partitions.Select(p => new TopicPartition(t.Topic, p.PartitionId)))
+                .ToList();
+            partitions = consumer.Committed(partitions, RequestTimeout).Where(c => c.Offset.Value >= 0).Select(c => c.TopicPartition).ToList();
+        }
+
+        Dictionary<TopicPartition, long> committed = consumer.Committed(partitions, RequestTimeout).ToDictionary(c => c.TopicPartition, c => c.Offset.Value);
+        Dictionary<TopicPartition, string> owners = Owners(admin, config.GroupId, cancellationToken, out ownersUnknown);
+        return partitions
+            .OrderBy(p => p.Topic, StringComparer.Ordinal).ThenBy(p => p.Partition.Value)
+            .Select(p =>
+            {
+                long end = consumer.QueryWatermarkOffsets(p, RequestTimeout).High.Value;
+                long? at = committed.TryGetValue(p, out long offset) && offset >= 0 ? offset : null;
+                return new PartitionRow(p.Topic, p.Partition.Value, at, end, at is long c ? Math.Max(0, end - c) : null, owners.TryGetValue(p, out string? owner) ? owner : null);
+            })
+            .ToList();
+    }
+
+    /// <summary>Who owns each partition now; none when the group has no members, or when the brokers do not say (<paramref name="ownersUnknown"/>: why).</summary>
+    private static Dictionary<TopicPartition, string> Owners(IAdminClient admin, string group, CancellationToken cancellationToken, out string? ownersUnknown)
+    {
+        ownersUnknown = null;
+        try
+        {
+            DescribeConsumerGroupsResult described = admin.DescribeConsumerGroupsAsync([group]).WaitAsync(RequestTimeout, cancellationToken).GetAwaiter().GetResult();
+            return described.ConsumerGroupDescriptions.SelectMany(g => g.Members)
+                .SelectMany(m => (m.Assignment?.TopicPartitions ?? []).Select(p => (p, Owner: m.ClientId + " " + m.Host)))
+                .GroupBy(x => x.p).ToDictionary(g => g.Key, g => g.First().Owner.Trim());
+        }
+        catch (Exception e) when (e is KafkaException or TimeoutException)
+        {
+            ownersUnknown = e.Message;
+            return [];
+        }
+    }
+
+    private static string Text(IReadOnlyList<PartitionRow> rows)
+    {
+        var text = new StringBuilder();
+        text.Append("TOPIC\tPARTITION\tCOMMITTED\tEND\tLAG\tOWNER\n");
+        foreach (PartitionRow row in rows)
+        {
+            text.Append(TerminalText.Neutralize(row.Topic)).Append('\t').Append(row.Partition.ToString(CultureInfo.InvariantCulture)).Append('\t')
+                .Append(row.Committed?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
+                .Append(row.End.ToString(CultureInfo.InvariantCulture)).Append('\t')
+                .Append(row.Lag?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
+                .Append(TerminalText.Neutralize(row.Owner ?? "-")).Append('\n');
+        }
+
+        text.Append("total lag ").Append(rows.Sum(r => r.Lag ?? 0).ToString(CultureInfo.InvariantCulture))
+            .Append(" over ").Append(rows.Count.ToString(CultureInfo.InvariantCulture)).Append(rows.Count == 1 ? " partition" : " partitions")
+            .Append(rows.Any(r => r.Committed is null) ? " (partitions without a committed offset not counted)" : string.Empty).Append('\n');
+        return text.ToString();
+    }
+
+    private static string Json(string group, IReadOnlyList<PartitionRow> rows)
+    {
+        using var buffer = new MemoryStream();
+        using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
+        {
+            writer.WriteStartObject();
+            writer.WriteString("group", group);
+            writer.WriteNumber("totalLag", rows.Sum(r => r.Lag ?? 0));
+            writer.WriteStartArray("partitions");
+            foreach (PartitionRow row in rows)
+            {
+                writer.WriteStartObject();
+                writer.WriteString("topic", row.Topic);
+                writer.WriteNumber("partition", row.Partition);
+                Number(writer, "committed", row.Committed);
+                writer.WriteNumber("end", row.End);
+                Number(writer, "lag", row.Lag);
+                if (row.Owner is null)
+                {
+                    writer.WriteNull("owner");
+                }
+                else
+                {
+                    writer.WriteString("owner", row.Owner);
+                }
+
+                writer.WriteEndObject();
+            }
+
+            writer.WriteEndArray();
+            writer.WriteEndObject();
+        }
+
+        return TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.ToArray())) + "\n";
+    }
+
+    private static void Number(Utf8JsonWriter writer, string name, long? value)
+    {
+        if (value is long number)
+        {
+            writer.WriteNumber(name, number);
+        }
+        else
+        {
+            writer.WriteNull(name);
+        }
+    }
+
+    private sealed record PartitionRow(string Topic, int Partition, long? Committed, long End, long? Lag, string? Owner);
+}
