@@ -20,6 +20,7 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
     private readonly Dictionary<int, PartitionProgress> _partitions = new();
     private readonly Stopwatch _clock = Stopwatch.StartNew();
     private string? _failure;
+    private string? _commitFailure;
     private long _written;
 
     internal RedriveSummary Execute(CancellationToken cancellationToken)
@@ -49,8 +50,8 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
         Commit();
         lock (_lock)
         {
-            _summary.Completed = _failure is null && _partitions.Values.All(p => p.Done);
-            _summary.Failure = _failure;
+            _summary.Completed = _failure is null && _commitFailure is null && _partitions.Values.All(p => p.Done);
+            _summary.Failure = _failure ?? _commitFailure;
         }
 
         return _summary;
@@ -253,9 +254,25 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
             return;
         }
 
-        consumer.Commit(offsets);
+        try
+        {
+            consumer.Commit(offsets);
+        }
+        catch (KafkaException e)
+        {
+            // Progress not saved this time: the next commit tries again; if the last one fails, the run says so, and the
+            // next run writes these records again (at least once, never lost).
+            lock (_lock)
+            {
+                _commitFailure = "the run's progress could not be committed: " + e.Error.Reason;
+            }
+
+            return;
+        }
+
         lock (_lock)
         {
+            _commitFailure = null;
             foreach (TopicPartitionOffset offset in offsets)
             {
                 _partitions[offset.Partition.Value].Committed = offset.Offset.Value;

@@ -28,7 +28,7 @@ public sealed class RedriveSummary
     /// <summary>Whether it read every dead letter there was when it started (false: stopped early, by cancellation or a failure).</summary>
     public bool Completed { get; internal set; }
 
-    /// <summary>Why it stopped early, when a write failed.</summary>
+    /// <summary>Why it did not complete: a write failed, or its progress could not be committed (the next run writes those records again).</summary>
     public string? Failure { get; internal set; }
 
     /// <inheritdoc/>

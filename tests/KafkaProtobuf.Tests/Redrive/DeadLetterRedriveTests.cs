@@ -235,6 +235,26 @@ public sealed class DeadLetterRedriveTests : IDisposable
     }
 
     [Fact]
+    public void ProgressThatCannotBeCommitted_IsSaid_AndTheNextRunWritesThoseRecordsAgain_NoneLost()
+    {
+        DeadLetter(Records);
+        _cluster.FailNextRequests(KafkaApi.OffsetCommit, ErrorCode.GroupAuthorizationFailed, 1000);
+
+        RedriveSummary uncommitted = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic });
+
+        Assert.Equal(Records, uncommitted.Written);
+        Assert.False(uncommitted.Completed);
+        Assert.Contains("progress could not be committed", uncommitted.Failure, StringComparison.Ordinal);
+
+        // At least once: the records are written again by the next run, none lost.
+        _cluster.ClearRequestFailures(KafkaApi.OffsetCommit);
+        RedriveSummary again = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic });
+        Assert.True(again.Completed, again.ToString());
+        Assert.Equal(Records, again.Written);
+        Assert.Equal(Enumerable.Range(0, Records).SelectMany(i => new[] { "k" + i, "k" + i }).Order(), ReadAll(Topic, 3).Select(Key).Order());
+    }
+
+    [Fact]
     public void OptionsThatCannotWork_AreRefused_AndAMissingTopicIsSaid()
     {
         ArgumentException e = Assert.ThrowsAny<ArgumentException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, TargetTopic = DeadLetterTopic }));
