@@ -12,7 +12,7 @@ namespace KafkaProtobuf.Hosting;
 /// without reflection (trim- and AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>,
 /// <c>Consumer</c> and <c>CopyProducer</c> (librdkafka's setting names as keys), <c>CopyTimeout</c>,
 /// <c>ReadAgainDelay</c>, <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentHandlers</c>,
-/// <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>LagDegradedThreshold</c>, <c>LagUnhealthyThreshold</c>, <c>RevokeTimeout</c>, <c>HandlerFailures</c> (<c>MaxAttempts</c>,
+/// <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>LagDegradedThreshold</c>, <c>LagUnhealthyThreshold</c>, <c>MessagingConventionMetrics</c>, <c>RevokeTimeout</c>, <c>HandlerFailures</c> (<c>MaxAttempts</c>,
 /// <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>), <c>Batches</c> (<c>MaxSize</c>,
 /// <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenBatchFails</c>) and <c>RetryTopics</c> (<c>Delays</c>, an array or a
 /// comma-separated string; <c>ReadRetryTopics</c>). A key it does not know is refused, so that a misspelt or renamed
@@ -79,6 +79,7 @@ internal static class ConsumerConfiguration
         ["MaxReadAheadBytes"] = (s, o) => o.MaxReadAheadBytes = LongOf(s),
         ["LagDegradedThreshold"] = (s, o) => o.LagDegradedThreshold = LongOf(s),
         ["LagUnhealthyThreshold"] = (s, o) => o.LagUnhealthyThreshold = LongOf(s),
+        ["MessagingConventionMetrics"] = (s, o) => o.MessagingConventionMetrics = BoolOf(s),
         ["RevokeTimeout"] = (s, o) => o.RevokeTimeout = TimeSpanOf(s),
         ["HandlingOrder"] = (s, o) => o.HandlingOrder = OneOf(s, HandlingOrder.Partition, HandlingOrder.Key),
         ["HandlerFailures"] = (s, o) => Read(s, HandlerFailureKeys, o.HandlerFailures),

@@ -105,6 +105,16 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public long LagUnhealthyThreshold { get; set; }
 
+    /// <summary>
+    /// Also record OpenTelemetry's messaging metrics (semantic conventions, marked development):
+    /// <c>messaging.process.duration</c> (a histogram of each handler run, seconds) and
+    /// <c>messaging.client.consumed.messages</c> (records handled), with <c>messaging.system</c>,
+    /// <c>messaging.operation.name</c>, <c>messaging.consumer.group.name</c>, <c>messaging.destination.name</c>,
+    /// <c>messaging.destination.partition.id</c> and <c>error.type</c>. Default <see langword="true"/>; nothing is
+    /// measured while no one listens.
+    /// </summary>
+    public bool MessagingConventionMetrics { get; set; } = true;
+
     /// <summary>What happens when the handler throws (a batch handler: for the whole batch, then <see cref="BatchOptions.WhenBatchFails"/>).</summary>
     public HandlerFailureOptions HandlerFailures { get; } = new();
 

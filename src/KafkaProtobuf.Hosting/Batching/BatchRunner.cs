@@ -25,6 +25,21 @@ internal sealed class BatchRunner<TKey, TValue>
         _events = events;
     }
 
+    /// <summary>The partition a batch comes from; null for a batch across partitions.</summary>
+    public static TopicPartition? PartitionOf(IReadOnlyList<ConsumeResult<TKey, TValue>> records)
+    {
+        TopicPartition? first = records.Count > 0 ? records[0].TopicPartition : null;
+        for (int i = 1; i < records.Count && first is not null; i++)
+        {
+            if (records[i].Partition != first.Partition || records[i].Topic != first.Topic)
+            {
+                return null;
+            }
+        }
+
+        return first;
+    }
+
     /// <summary>What a batch is, in log lines: its place, or its first record's and how many follow.</summary>
     public static string Describe(IReadOnlyList<ConsumeResult<TKey, TValue>> records) =>
         records is RecordBatch<TKey, TValue> batch ? batch.Describe()

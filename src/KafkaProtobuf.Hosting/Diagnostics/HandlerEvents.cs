@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using Confluent.Kafka;
 using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.Hosting.Diagnostics;
@@ -14,6 +15,7 @@ internal sealed class HandlerEvents
     private readonly string _consumer;
     private readonly ILogger _logger;
     private readonly KeyValuePair<string, object?> _tag;
+    private MessagingAttributes? _messaging;
 
     public HandlerEvents(string consumer, ILogger logger)
     {
@@ -25,8 +27,18 @@ internal sealed class HandlerEvents
     /// <summary>A handler call starts: the timestamp <see cref="Ran"/> measures from (0 when no one listens).</summary>
     public static long Starting() => ConsumerMetrics.HandlerStarting();
 
-    /// <summary>A handler call ended, having handled <paramref name="records"/> records (0 when it failed).</summary>
-    public void Ran(long started, int records) => ConsumerMetrics.HandlerRan(_tag, started, records);
+    /// <summary>At the start: whether the OpenTelemetry messaging metrics are recorded too, with the consumer group's name.</summary>
+    public void UseMessagingConventions(bool on, string? group) => _messaging = on ? new MessagingAttributes(group) : null;
+
+    /// <summary>A handler call on <paramref name="work"/> ended, having handled <paramref name="records"/> records (0 when it failed with <paramref name="failure"/>).</summary>
+    public void Ran<TWork>(long started, int records, TWork work, Func<TWork, TopicPartition?> partitionOf, Exception? failure)
+    {
+        ConsumerMetrics.HandlerRan(_tag, started, records);
+        if (_messaging is { } messaging && ConsumerMetrics.MessagingEnabled)
+        {
+            ConsumerMetrics.Processed(messaging.Of(partitionOf(work), failure), started, records);
+        }
+    }
 
     /// <summary>A handler call failed and is retried after <paramref name="delay"/>.</summary>
     public void Retrying(Activity? activity, Exception failure, string where, int attempt, int maxAttempts, TimeSpan delay)

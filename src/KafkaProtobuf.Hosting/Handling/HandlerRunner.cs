@@ -1,4 +1,5 @@
 using System;
+using Confluent.Kafka;
 using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
@@ -22,6 +23,7 @@ internal sealed class HandlerRunner<TWork>
     private readonly IServiceProvider _services;
     private readonly Func<TWork, string> _describe;
     private readonly Func<TWork, int>? _recordsOf;
+    private readonly Func<TWork, TopicPartition?> _partitionOf;
     private readonly HandlerFailureOptions _failures;
     private readonly ExponentialBackoff _backoff;
     private readonly ConsumerStatus _status;
@@ -34,6 +36,7 @@ internal sealed class HandlerRunner<TWork>
     /// <param name="services">The application's services.</param>
     /// <param name="describe">Where the work was read, for log lines (called only when something failed).</param>
     /// <param name="recordsOf">How many records the work holds, for the handled-records counter; null for one.</param>
+    /// <param name="partitionOf">The partition the work comes from, for the messaging metrics' attributes (null: several).</param>
     /// <param name="failures">The retry policy.</param>
     /// <param name="status">Counts failures for the health check.</param>
     /// <param name="events">Where retries, cancellations and failures are written (span, metrics, log).</param>
@@ -45,6 +48,7 @@ internal sealed class HandlerRunner<TWork>
         IServiceProvider services,
         Func<TWork, string> describe,
         Func<TWork, int>? recordsOf,
+        Func<TWork, TopicPartition?> partitionOf,
         HandlerFailureOptions failures,
         ConsumerStatus status,
         HandlerEvents events,
@@ -56,6 +60,7 @@ internal sealed class HandlerRunner<TWork>
         _services = services;
         _describe = describe;
         _recordsOf = recordsOf;
+        _partitionOf = partitionOf;
         _failures = failures;
         _backoff = new ExponentialBackoff(failures.RetryBackoff, failures.MaxRetryBackoff, failures.Jitter);
         _status = status;
@@ -107,13 +112,13 @@ internal sealed class HandlerRunner<TWork>
             }
             catch (OperationCanceledException e) when (_abort.IsCancellationRequested)
             {
-                Ran(work, started, completed: false);
+                Ran(work, started, completed: false, e);
                 _events.Cancelled(activity, e, _describe(work));
                 return new HandlerResult(HandlerOutcome.Cancelled, e);
             }
             catch (Exception e)
             {
-                Ran(work, started, completed: false);
+                Ran(work, started, completed: false, e);
                 _status.HandlerFailed(attempt);
                 HandlerFailureAction action = _failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
                 bool ranOut = action == HandlerFailureAction.Retry && attempt >= _failures.MaxAttempts;
@@ -142,8 +147,8 @@ internal sealed class HandlerRunner<TWork>
         }
     }
 
-    private void Ran(TWork work, long started, bool completed) =>
-        _events.Ran(started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0);
+    private void Ran(TWork work, long started, bool completed, Exception? failure = null) =>
+        _events.Ran(started, completed ? _recordsOf?.Invoke(work) ?? 1 : 0, work, _partitionOf, failure);
 
     private Task Invoke(TWork work) => _needsScope ? InvokeScoped(work) : _handler(_services, work, _abort);
 

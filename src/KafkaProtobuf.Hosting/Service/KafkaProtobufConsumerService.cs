@@ -78,6 +78,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     {
         _options = CreateOptions();
         var tracing = new ConsumerTracing(Name, _options.Consumer.GroupId);
+        _handlerEvents.UseMessagingConventions(_options.MessagingConventionMetrics, _options.Consumer.GroupId);
         _step = new ConsumeStep<TKey, TValue>(
             Name,
             _options.ConsumerConfigForLoop(),
@@ -215,7 +216,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         if (_registration.BatchHandler is { } batchHandler)
         {
             var runner = new BatchRunner<TKey, TValue>(
-                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count), _options.Batches.WhenBatchFails, _handlerEvents);
+                NewHandlerRunner(batchHandler, BatchRunner<TKey, TValue>.Describe, static records => records.Count, BatchRunner<TKey, TValue>.PartitionOf), _options.Batches.WhenBatchFails, _handlerEvents);
             var collector = new BatchCollector<TKey, TValue>(_options.Batches);
             return _options.Batches.AcrossPartitions
                 ? new BatchAcrossPartitionsLoop<TKey, TValue>(parts, runner, collector)
@@ -223,7 +224,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         }
 
         HandlerRunner<ConsumeResult<TKey, TValue>> handler = NewHandlerRunner(
-            _registration.Handler!, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null);
+            _registration.Handler!, static record => PositionText.Of(record.Topic, record.Partition, record.Offset), null, static record => record.TopicPartition);
 
         // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot, records are still handled one at a time).
         return _options.MaxConcurrentHandlers > 1 || parts.Retries is not null || _options.ScheduleOneAtATime
@@ -232,9 +233,9 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             : new SequentialLoop<TKey, TValue>(parts, handler);
     }
 
-    private HandlerRunner<THandled> NewHandlerRunner<THandled>(Func<IServiceProvider, THandled, CancellationToken, Task> handler, Func<THandled, string> describe, Func<THandled, int>? count)
+    private HandlerRunner<THandled> NewHandlerRunner<THandled>(Func<IServiceProvider, THandled, CancellationToken, Task> handler, Func<THandled, string> describe, Func<THandled, int>? count, Func<THandled, TopicPartition?> partitionOf)
         where THandled : class =>
-        new(handler, _registration.HandlerNeedsScope, _services, describe, count, _options.HandlerFailures, _status, _handlerEvents, _stopTaking.Token, _abortHandler.Token);
+        new(handler, _registration.HandlerNeedsScope, _services, describe, count, partitionOf, _options.HandlerFailures, _status, _handlerEvents, _stopTaking.Token, _abortHandler.Token);
 
     void IConsumeStepOwner.Revoked(IReadOnlyList<TopicPartition> partitions)
     {
