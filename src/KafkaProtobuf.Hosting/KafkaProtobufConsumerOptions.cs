@@ -143,6 +143,12 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public int FailureExitCode { get; set; } = 1;
 
+    /// <summary>Settings of the classic group protocol that KIP-848's protocol (<c>group.protocol=consumer</c>) refuses: the broker sets them.</summary>
+    private static readonly string[] ClassicOnlySettings = ["session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy", "group.protocol.type"];
+
+    /// <summary>The classic group protocol's settings a consumer config sets.</summary>
+    private static string[] ClassicGroupSettings(ConsumerConfig consumer) => ClassicOnlySettings.Where(setting => consumer.Get(setting) is not null).ToArray();
+
     /// <summary>
     /// Checks the options before the consumer starts, <paramref name="batches"/> when its handler takes batches: every
     /// rule broken is named at once (see <c>OptionProblems</c>, as the other packages' options are checked).
@@ -156,6 +162,10 @@ public sealed class KafkaProtobufConsumerOptions
             .Refuse(
                 Consumer.EnableAutoOffsetStore == true || Consumer.EnableAutoCommit == false,
                 "The hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.")
+            .Refuse(
+                string.Equals(Consumer.Get("group.protocol"), "consumer", StringComparison.OrdinalIgnoreCase) && ClassicGroupSettings(Consumer) is { Length: > 0 } classic,
+                "Consumer's group.protocol is 'consumer' (KIP-848: the broker assigns partitions and sets the session), which takes no "
+                + string.Join(", ", ClassicGroupSettings(Consumer)) + ": remove them, or use group.protocol 'classic'.")
             .Require(MaxConcurrentHandlers >= 1, nameof(MaxConcurrentHandlers), MaxConcurrentHandlers, "at least 1")
             .Require(MaxReadAheadBytes >= 1, nameof(MaxReadAheadBytes), MaxReadAheadBytes, "at least 1")
             .Require(LagDegradedThreshold >= 0, nameof(LagDegradedThreshold), LagDegradedThreshold, "0 (never) or more")

@@ -114,6 +114,36 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Theory]
+    [InlineData("consumer", true)]
+    [InlineData("CONSUMER", true)]
+    [InlineData("classic", false)]
+    public void KIP848sProtocol_WithTheClassicProtocolsSettings_IsRefusedAtStart_NamingThem(string protocol, bool refused)
+    {
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", o =>
+        {
+            o.Consumer = new ConsumerConfig
+            {
+                BootstrapServers = "127.0.0.1:9092",
+                GroupId = "g",
+                SessionTimeoutMs = 45_000,
+                PartitionAssignmentStrategy = PartitionAssignmentStrategy.CooperativeSticky,
+            };
+            o.Consumer.Set("group.protocol", protocol);
+            o.Topics.Add("devices");
+        }).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        if (!refused)
+        {
+            Assert.Equal("classic", OptionsOf(services, "devices").Consumer.Get("group.protocol"));
+            return;
+        }
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains("group.protocol is 'consumer' (KIP-848: the broker assigns partitions and sets the session), which takes no session.timeout.ms, partition.assignment.strategy: remove them", e.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
     [InlineData("HandlerFailures:MaxAttempts", "many", "Kafka:Devices:HandlerFailures:MaxAttempts is 'many'")]
     [InlineData("ReadAgainDelay", "soon", "Kafka:Devices:ReadAgainDelay is 'soon'")]
     [InlineData("HandlingOrder", "Offset", "Kafka:Devices:HandlingOrder is 'Offset'")]
