@@ -184,11 +184,5 @@ public sealed class SchemaCheckToolTests : IDisposable
         return path;
     }
 
-    private static async Task<(int Exit, string Output, string Error)> Run(params string[] args)
-    {
-        using var output = new StringWriter();
-        using var error = new StringWriter();
-        int exit = await KafkaProtobufTool.RunAsync(args, output, error);
-        return (exit, output.ToString().Replace("\r\n", "\n", StringComparison.Ordinal), error.ToString());
-    }
+    private static Task<(int Exit, string Output, string Error)> Run(params string[] args) => InProcessTool.RunAsync(args);
 }
