@@ -29,7 +29,7 @@ public sealed class DeadLetter
     /// <summary>The dead letter as consumed.</summary>
     public ConsumeResult<byte[], byte[]> Record { get; }
 
-    /// <summary>The topic its record was first written to; <see langword="null"/> when it carries no source header.</summary>
+    /// <summary>The topic its record was first written to; <see langword="null"/> when it carries no source header, or one that names no possible topic.</summary>
     public string? SourceTopic { get; }
 
     /// <summary>The partition its record was first in, when known.</summary>
@@ -106,7 +106,29 @@ public sealed class DeadLetter
             }
         }
 
-        return new DeadLetter(record, string.IsNullOrEmpty(sourceTopic) ? null : sourceTopic, sourcePartition, sourceOffset, errorCode, component, redriveCount, originalHeaders);
+        return new DeadLetter(record, IsTopicName(sourceTopic) ? sourceTopic : null, sourcePartition, sourceOffset, errorCode, component, redriveCount, originalHeaders);
+    }
+
+    /// <summary>
+    /// Whether a header names a topic Kafka could have (1 to 249 of <c>[A-Za-z0-9._-]</c>, not <c>.</c> or <c>..</c>): a
+    /// forged one is no source, so it is skipped and counted rather than failing the write and stopping every run there.
+    /// </summary>
+    private static bool IsTopicName(string? topic)
+    {
+        if (string.IsNullOrEmpty(topic) || topic!.Length > 249 || topic is "." or "..")
+        {
+            return false;
+        }
+
+        foreach (char c in topic)
+        {
+            if (!(c is (>= 'a' and <= 'z') or (>= 'A' and <= 'Z') or (>= '0' and <= '9') or '.' or '_' or '-'))
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>Header text from Kafka: invalid UTF-8 read as replacement characters, never thrown.</summary>

@@ -77,4 +77,30 @@ public class DeadLetterReadTests
         Assert.Null(letter.ErrorCode);
         Assert.Equal("\uFFFD\uFFFD", letter.Component);
     }
+
+    [Theory]
+    [InlineData("orders\u001b[31m")]
+    [InlineData("orders topic")]
+    [InlineData("..")]
+    [InlineData("a/b")]
+    public void AForgedSourceTopic_IsNoSource(string forged)
+    {
+        var record = new ConsumeResult<byte[], byte[]>
+        {
+            TopicPartitionOffset = new TopicPartitionOffset("orders.dlq", 0, 0),
+            Message = new Message<byte[], byte[]> { Value = [1], Headers = Headers((DeadLetterHeaderNames.SourceTopic, forged)) },
+        };
+
+        Assert.Null(DeadLetter.Read(record).SourceTopic);
+        Assert.Null(DeadLetter.Read(new ConsumeResult<byte[], byte[]>
+        {
+            TopicPartitionOffset = record.TopicPartitionOffset,
+            Message = new Message<byte[], byte[]> { Value = [1], Headers = Headers((DeadLetterHeaderNames.SourceTopic, new string('a', 250))) },
+        }).SourceTopic);
+        Assert.Equal("orders.retry-1_x", DeadLetter.Read(new ConsumeResult<byte[], byte[]>
+        {
+            TopicPartitionOffset = record.TopicPartitionOffset,
+            Message = new Message<byte[], byte[]> { Value = [1], Headers = Headers((DeadLetterHeaderNames.SourceTopic, "orders.retry-1_x")) },
+        }).SourceTopic);
+    }
 }
