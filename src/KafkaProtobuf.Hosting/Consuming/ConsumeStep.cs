@@ -103,7 +103,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         catch (ConsumeException e) when (e.IsDeserializationFailure() || e.IsSchemaUnavailable())
         {
             unread = e;
-            _lag.Consumed(e.ConsumerRecord.TopicPartitionOffset);
+            _lag.Consumed(e.ConsumerRecord.Topic, e.ConsumerRecord.Partition, e.ConsumerRecord.Offset);
             if (!IsAccessDenied(e))
             {
                 _probe?.Delivered(_name, e.ConsumerRecord.TopicPartitionOffset); // before it is sorted: a move back follows its delivery
@@ -127,7 +127,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
             return Consumed.Nothing;
         }
 
-        _lag.Consumed(record.TopicPartitionOffset);
+        _lag.Consumed(record.Topic, record.Partition, record.Offset);
         _probe?.Delivered(_name, record.TopicPartitionOffset);
         return Consumed.Record;
     }
@@ -170,7 +170,7 @@ internal sealed class ConsumeStep<TKey, TValue> : IDisposable
         try
         {
             _consumer.StoreOffset(record);
-            _lag.Stored(record.TopicPartitionOffset);
+            _lag.Stored(record.Topic, record.Partition, record.Offset);
             _probe?.Stored(_name, record.TopicPartitionOffset);
         }
         catch (KafkaException e)

@@ -19,7 +19,8 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
 {
     private static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
 
-    private readonly ConcurrentDictionary<TopicPartition, long> _from = new(); // per partition: after the last offset stored, or its first record's
+    // Per partition (topic and number: a key that costs no allocation per record), after the last offset stored, or its first record's.
+    private readonly ConcurrentDictionary<(string Topic, int Partition), long> _from = new();
     private Timer? _timer;
 
     /// <summary>Starts measuring (before a partition is assigned there is nothing to measure).</summary>
@@ -30,17 +31,17 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
     }
 
     /// <summary>A record consumed: the first of its partition marks where the lag counts from (what came before was handled).</summary>
-    public void Consumed(TopicPartitionOffset record) => _from.TryAdd(record.TopicPartition, record.Offset.Value);
+    public void Consumed(string topic, Partition partition, Offset offset) => _from.TryAdd((topic, partition.Value), offset.Value);
 
-    /// <summary>The offset past <paramref name="record"/> was stored.</summary>
-    public void Stored(TopicPartitionOffset record) => _from[record.TopicPartition] = record.Offset.Value + 1;
+    /// <summary>The offset past a record was stored.</summary>
+    public void Stored(string topic, Partition partition, Offset offset) => _from[(topic, partition.Value)] = offset.Value + 1;
 
     /// <summary>A record copied elsewhere (a dead letter, a retry copy): the offset past it, if the copy stored it.</summary>
     public CopyResult Stored(CopyResult copy)
     {
         if (copy.Offset is OffsetOutcome.Stored or OffsetOutcome.Committed)
         {
-            Stored(copy.Record);
+            Stored(copy.Record.Topic, copy.Record.Partition, copy.Record.Offset);
         }
 
         return copy;
@@ -51,7 +52,7 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
     {
         foreach (TopicPartition partition in partitions)
         {
-            _from.TryRemove(partition, out _);
+            _from.TryRemove((partition.Topic, partition.Partition.Value), out _);
         }
     }
 
@@ -76,14 +77,14 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
             foreach (TopicPartition partition in assigned)
             {
                 long end = consumer.GetWatermarkOffsets(partition).High.Value;
-                long from = _from.TryGetValue(partition, out long stored) ? stored : consumer.Position(partition).Value;
+                long from = _from.TryGetValue((partition.Topic, partition.Partition.Value), out long stored) ? stored : consumer.Position(partition).Value;
                 if (end >= 0 && from >= 0)
                 {
                     measured.Add(new PartitionLag(partition.Topic, partition.Partition.Value, Math.Max(0, end - from)));
                 }
             }
 
-            foreach (TopicPartition gone in _from.Keys.Where(p => !assigned.Contains(p)).ToList())
+            foreach ((string Topic, int Partition) gone in _from.Keys.Where(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition))).ToList())
             {
                 _from.TryRemove(gone, out _);
             }
