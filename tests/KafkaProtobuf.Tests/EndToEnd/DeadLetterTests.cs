@@ -336,8 +336,10 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
             };
             RunUntil(loop, () => loop.StoppedOn is not null);
 
+            // At least the three failures while the topic had no leader; on a slow machine a dead letter written just
+            // after the leader came back may also outlive the producer's 1 s timeout, and is retried the same way.
             Assert.Null(loop.Escaped);
-            Assert.Equal(3, loop.DeadLetterFailures.Count);
+            Assert.InRange(loop.DeadLetterFailures.Count, 3, int.MaxValue);
             Assert.All(loop.DeadLetterFailures, d =>
             {
                 Assert.True(d.IsRetriable);
@@ -346,7 +348,7 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
             });
 
             // After each failure the same record came again (DeadLetter moved the consumer back), and nothing past it was committed.
-            Assert.Equal(new long[] { 5, 5, 5, 5, 11 }, redelivered);
+            Assert.Equal([.. Enumerable.Repeat(5L, loop.DeadLetterFailures.Count + 1), 11L], redelivered);
             Assert.All(committedAtFailures, c => Assert.True(c <= 5, $"committed {c} before the dead letter of 5 was written"));
             Assert.Equal(5, Assert.Single(loop.DeadLettered).Record.Offset.Value);
 
@@ -443,8 +445,12 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         RecommendedLoop<Ignore, Device> loop = null!;
         loop = new RecommendedLoop<Ignore, Device>(consumer, deadLetters, DeadLetterTopic, DeadLetterOffsetHandling.Store)
         {
-            CopyTimeout = TimeSpan.FromMilliseconds(500),
-            AfterDeadLetterFailure = _ => _cluster.SetPartitionLeader(DeadLetterTopic, 0, 2),
+            CopyTimeout = TimeSpan.FromMilliseconds(500), // the first wait: no leader, so it cannot be acknowledged in time however fast the machine
+            AfterDeadLetterFailure = _ =>
+            {
+                _cluster.SetPartitionLeader(DeadLetterTopic, 0, 2);
+                loop.CopyTimeout = Deadline; // the second is acknowledged once the leader is back, however slow the machine
+            },
         };
         RunUntil(loop, () => !loop.DeadLettered.IsEmpty && loop.Good.Count == 3);
 

@@ -53,7 +53,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     public async Task EachBatchIsOnePartitionsRecordsInOrder_SeveralPartitionsBatchesRunAtOnce_AndEverythingHandledIsCommitted()
     {
         const int Partitions = 3;
-        const int PerPartition = 250;
+        const int PerPartition = 200; // two full batches a partition
         ProduceAcrossPartitions("bulk", Partitions, PerPartition);
         var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
         int inHandlers = 0;
@@ -82,6 +82,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         {
             options.MaxConcurrentHandlers = Partitions;
             options.Batches.MaxSize = 100;
+            options.Batches.MaxWait = TimeSpan.FromMinutes(5); // batches go when full, never cut by a slow moment
         });
 
         Wait.Until(() => batches.Sum(b => b.Length) >= Partitions * PerPartition, "every record handled", Deadline);
@@ -90,10 +91,9 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         Assert.InRange(mostAtOnce, 2, Partitions);
         Assert.All(batches, b =>
         {
-            Assert.InRange(b.Length, 1, 100);
+            Assert.Equal(100, b.Length);
             Assert.Single(b.Select(r => r.Partition).Distinct());
         });
-        Assert.Contains(batches, b => b.Length == 100); // the prefetched records filled batches to the brim
         for (int p = 0; p < Partitions; p++)
         {
             Assert.Equal(Offsets(0, PerPartition), batches.Where(b => b[0].Partition == p).SelectMany(b => b).Select(r => r.Offset));
@@ -147,6 +147,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         }, options =>
         {
             options.Batches.MaxSize = 10;
+            options.Batches.MaxWait = TimeSpan.FromMinutes(5); // three full batches: 13's is never cut short by a slow moment
             options.HandlerFailures.MaxAttempts = 2;
         });
 
@@ -193,6 +194,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         }, options =>
         {
             options.Batches.MaxSize = 10;
+            options.Batches.MaxWait = TimeSpan.FromMinutes(5); // three full batches, whatever the machine's speed
             options.Batches.WhenBatchFails = FailedBatchAction.WholeBatch;
             options.HandlerFailures.MaxAttempts = 1;
         });
@@ -201,7 +203,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         await host.StopAsync().WaitAsync(Deadline);
 
         List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "whole.dlq", Deadline);
-        Assert.InRange(failedBatch.Count, 2, 10);
+        Assert.Equal(Offsets(10, 20), failedBatch);
         Assert.Equal(failedBatch, letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
         Assert.All(letters, l => Assert.Equal(GoodValue((int)SourceOf(l.Message.Headers).Offset.Value), l.Message.Value));
         Assert.All(letters, l => Assert.Equal(typeof(TimeoutException).FullName, Encoding.UTF8.GetString(l.Message.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorCode))));
@@ -292,7 +294,10 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             return Task.CompletedTask;
         }, options =>
         {
-            options.Batches.MaxSize = 50;
+            // Four full batches of 45, never cut by a slow moment: as 60 is no multiple of 45, some batch must hold two
+            // partitions' records, whatever order the partitions' records come in.
+            options.Batches.MaxSize = 45;
+            options.Batches.MaxWait = TimeSpan.FromMinutes(5);
             options.Batches.AcrossPartitions = true;
         });
 
@@ -300,7 +305,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         await host.StopAsync().WaitAsync(Deadline);
 
         Assert.Contains(batches, b => b.Select(r => r.Partition).Distinct().Count() > 1);
-        Assert.All(batches, b => Assert.InRange(b.Length, 1, 50));
+        Assert.All(batches, b => Assert.Equal(45, b.Length));
         for (int p = 0; p < 3; p++)
         {
             Assert.Equal(Offsets(0, 60), batches.SelectMany(b => b).Where(r => r.Partition == p).Select(r => r.Offset));

@@ -33,7 +33,7 @@ public sealed class RecommendedLoop<TKey, TValue>
     public string Name { get; init; } = "loop";
 
     /// <summary>How long DeadLetter waits for the broker's acknowledgement.</summary>
-    public TimeSpan CopyTimeout { get; init; } = TimeSpan.FromSeconds(10);
+    public TimeSpan CopyTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>The back-off after a retriable dead-letter failure.</summary>
     public TimeSpan BackOff { get; init; } = TimeSpan.FromMilliseconds(100);
