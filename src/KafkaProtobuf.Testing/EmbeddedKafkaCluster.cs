@@ -101,6 +101,34 @@ public sealed partial class EmbeddedKafkaCluster : IDisposable
     }
 
     /// <summary>
+    /// Sets the session of members of KIP-848 consumer groups (<c>group.protocol=consumer</c>), which the broker owns
+    /// under that protocol (Kafka's <c>group.consumer.session.timeout.ms</c> and
+    /// <c>group.consumer.heartbeat.interval.ms</c>; the clients may not set them). A member not heard from for
+    /// <paramref name="sessionTimeout"/> is removed and its partitions given to others. Classic groups keep using the
+    /// clients' <c>session.timeout.ms</c>. Applies to members that join afterwards.
+    /// </summary>
+    /// <param name="sessionTimeout">How long a silent member keeps its partitions, whole milliseconds.</param>
+    /// <param name="heartbeatInterval">How often members are told to heartbeat, whole milliseconds, shorter than <paramref name="sessionTimeout"/>.</param>
+    /// <exception cref="ArgumentOutOfRangeException">A value is not positive, is longer than <see cref="int.MaxValue"/> ms, or the interval is not shorter than the timeout.</exception>
+    /// <exception cref="ObjectDisposedException">The cluster was disposed.</exception>
+    public void SetConsumerGroupSession(TimeSpan sessionTimeout, TimeSpan heartbeatInterval)
+    {
+        int session = Milliseconds(sessionTimeout, nameof(sessionTimeout));
+        int heartbeat = Milliseconds(heartbeatInterval, nameof(heartbeatInterval));
+        if (session == 0 || heartbeat == 0 || heartbeat >= session)
+        {
+            throw new ArgumentOutOfRangeException(heartbeat == 0 || heartbeat >= session ? nameof(heartbeatInterval) : nameof(sessionTimeout), $"The session timeout ({session} ms) and heartbeat interval ({heartbeat} ms) must be positive, the interval the shorter.");
+        }
+
+        Invoke(cluster =>
+        {
+            LibRdKafka.MockGroupConsumerSessionTimeout(cluster, session);
+            LibRdKafka.MockGroupConsumerHeartbeatInterval(cluster, heartbeat);
+            return 0;
+        });
+    }
+
+    /// <summary>
     /// A producer configuration for this cluster that neither loses nor duplicates records: acks=all and
     /// idempotence on. A new object each call, for you to adjust.
     /// </summary>

@@ -103,6 +103,12 @@ internal static partial class LibRdKafka
     [LibraryImport(Library, EntryPoint = "rd_kafka_mock_group_initial_rebalance_delay_ms")]
     internal static partial void MockGroupInitialRebalanceDelay(IntPtr mockCluster, int delayMs);
 
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_set_group_consumer_session_timeout_ms")]
+    internal static partial void MockGroupConsumerSessionTimeout(IntPtr mockCluster, int sessionTimeoutMs);
+
+    [LibraryImport(Library, EntryPoint = "rd_kafka_mock_set_group_consumer_heartbeat_interval_ms")]
+    internal static partial void MockGroupConsumerHeartbeatInterval(IntPtr mockCluster, int heartbeatIntervalMs);
+
     [LibraryImport(Library, EntryPoint = "rd_kafka_err2str")]
     internal static partial IntPtr ErrorToString(int error);
 

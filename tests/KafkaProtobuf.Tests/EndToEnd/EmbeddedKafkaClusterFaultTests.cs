@@ -275,6 +275,33 @@ public sealed class EmbeddedKafkaClusterFaultTests : IDisposable
     }
 
     [Fact]
+    public void AKip848MembersSession_IsTheClustersToSet_SoAKilledMembersPartitionsMoveSoon()
+    {
+        // Under group.protocol=consumer the broker owns the session (45 s on a broker, about 30 s on the mock: longer
+        // than this test waits, which it fails without the setting); with 2 s set on the cluster, a member killed
+        // without leaving is removed and its partition goes to the other.
+        _cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
+        _cluster.SetConsumerGroupSession(TimeSpan.FromSeconds(2), TimeSpan.FromMilliseconds(200));
+        _cluster.CreateTopic("sessions", 2);
+        string group = "kip848-" + Guid.NewGuid().ToString("N");
+        ConsumerConfig Config() => _cluster.CreateConsumerConfig(group).Use(RebalanceProtocol.Consumer);
+        int secondOwns = 0;
+        using IConsumer<Ignore, Ignore> second = new ConsumerBuilder<Ignore, Ignore>(Config())
+            .SetPartitionsAssignedHandler((_, partitions) => Interlocked.Add(ref secondOwns, partitions.Count))
+            .SetPartitionsRevokedHandler((_, partitions) => Interlocked.Add(ref secondOwns, -partitions.Count))
+            .Build();
+        IConsumer<Ignore, Ignore> killed = new ConsumerBuilder<Ignore, Ignore>(Config()).Build();
+        killed.Subscribe("sessions");
+        Wait.Until(() => { killed.Consume(TimeSpan.FromMilliseconds(50)); return killed.Assignment.Count == 2; }, "the first member to own both partitions", TimeSpan.FromSeconds(30));
+
+        second.Subscribe("sessions");
+        Wait.Until(() => { second.Consume(TimeSpan.FromMilliseconds(50)); killed.Consume(TimeSpan.FromMilliseconds(50)); return Volatile.Read(ref secondOwns) == 1; }, "the two members to share the partitions", TimeSpan.FromSeconds(30));
+        killed.Dispose(); // destroyed without closing: no leave, no more heartbeats
+        Wait.Until(() => { second.Consume(TimeSpan.FromMilliseconds(50)); return Volatile.Read(ref secondOwns) == 2; }, "the killed member's partition to move", TimeSpan.FromSeconds(15));
+        second.Close();
+    }
+
+    [Fact]
     public void InvalidFaults_AreRejectedWithAClearException()
     {
         _cluster.CreateTopic("known", 2);
@@ -285,6 +312,9 @@ public sealed class EmbeddedKafkaClusterFaultTests : IDisposable
         Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.SetPartitionLeader("known", 0, 9));
         Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.SetGroupCoordinator("g", -1));
         Assert.Throws<ArgumentException>(() => _cluster.SetGroupCoordinator(string.Empty, 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.SetConsumerGroupSession(TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1)));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.SetConsumerGroupSession(TimeSpan.Zero, TimeSpan.Zero));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _cluster.SetConsumerGroupSession(TimeSpan.FromSeconds(1), TimeSpan.FromMilliseconds(-5)));
 
         ArgumentException topic = Assert.Throws<ArgumentException>(() => _cluster.SetPartitionLeader("unknown", 0, 1));
         Assert.Contains("No topic 'unknown'", topic.Message, StringComparison.Ordinal);

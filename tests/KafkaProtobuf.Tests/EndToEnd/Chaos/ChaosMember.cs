@@ -20,6 +20,7 @@ public abstract class ChaosMember : IDisposable
     private const int LogLinesKept = 12;
     private readonly ConcurrentQueue<string> _recentLog = new();
     private int _assignments;
+    private int _revocations;
 
     protected ChaosMember(string name, DeliveryLog log)
     {
@@ -31,6 +32,9 @@ public abstract class ChaosMember : IDisposable
 
     /// <summary>Partitions assigned to this member so far, counted over every rebalance.</summary>
     public int Assignments => Volatile.Read(ref _assignments);
+
+    /// <summary>Partitions taken from this member so far (revoked or lost), counted over every rebalance.</summary>
+    public int Revocations => Volatile.Read(ref _revocations);
 
     public ConcurrentQueue<(string Step, Error Error)> Errors { get; } = new();
 
@@ -86,7 +90,11 @@ public abstract class ChaosMember : IDisposable
         Interlocked.Add(ref _assignments, partitions.Count);
     }
 
-    protected void OnRevoked(List<TopicPartitionOffset> partitions) => partitions.ForEach(p => Log.Revoked(Name, p.TopicPartition));
+    protected void OnRevoked(List<TopicPartitionOffset> partitions)
+    {
+        partitions.ForEach(p => Log.Revoked(Name, p.TopicPartition));
+        Interlocked.Add(ref _revocations, partitions.Count);
+    }
 
     protected void OnError(Error error) => Errors.Enqueue((Log.Step, error));
 

@@ -36,6 +36,7 @@ public abstract class ChaosScenario : IDisposable
 {
     public const string SeedVariable = "KAFKAPROTOBUF_CHAOS_SEED";
     public const string ConsumerVariable = "KAFKAPROTOBUF_CHAOS_CONSUMER";
+    public const string ProtocolVariable = "KAFKAPROTOBUF_CHAOS_PROTOCOL";
     // Schema ids of the values: each partition has its own run of them, a new one every 500 of its records, so a member
     // that has read some partitions to the end has not met the ids still ahead in the others (with ids shared across
     // partitions, a skewed member had them all cached and the registry outage had nothing left to meet).
@@ -60,14 +61,16 @@ public abstract class ChaosScenario : IDisposable
     private readonly string _group = "chaos-" + Guid.NewGuid().ToString("N");
     private readonly List<ChaosMember> _members = [];
     private readonly string _consumer;
+    private readonly RebalanceProtocol _protocol;
     private ProducerConfig _deadLetterConfig = null!;
     private IProducer<byte[], byte[]>? _deadLetters;
     private int _allowance;
 
-    protected ChaosScenario(ITestOutputHelper output, string consumer)
+    protected ChaosScenario(ITestOutputHelper output, string consumer, RebalanceProtocol protocol)
     {
         _output = output;
         _consumer = consumer;
+        _protocol = Environment.GetEnvironmentVariable(ProtocolVariable) is { Length: > 0 } named ? RebalanceProtocols.Parse(named) : protocol;
         // No retries: a refused connection during the outage is met at once, and the consumer reads the record again.
         _registryClient = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, MaxRetries = 0, RequestTimeout = TimeSpan.FromSeconds(5) });
     }
@@ -90,7 +93,8 @@ public abstract class ChaosScenario : IDisposable
     {
         EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(3);
         cluster.SetGroupInitialRebalanceDelay(TimeSpan.Zero);
-        return cluster;
+        return cluster.UseShortSessions(); // a killed KIP-848 member's partitions move as soon as a classic one's
+
     }
 
     /// <summary>Where each produced record landed: good ones with their sequence number, poison ones as written.</summary>
@@ -113,7 +117,7 @@ public abstract class ChaosScenario : IDisposable
     {
         int seed = int.TryParse(Environment.GetEnvironmentVariable(SeedVariable), NumberStyles.Integer, CultureInfo.InvariantCulture, out int s) ? s : DefaultSeed;
         IReadOnlyList<FaultStep> schedule = FaultSchedule.Create(seed, _cluster.BrokerIds, PartitionCount);
-        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", "hosted-per-key" => "hosted consumer, partition-parallel, per-key order", _ => "hosted consumer" }}{_consumer switch { "loop" => string.Empty, "hosted" => "; the second member: a batch handler across partitions", _ => "; members after the first: a batch handler" }}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
+        _output.WriteLine($"{_consumer switch { "loop" => "hand-written loop", "hosted-parallel" => "hosted consumer, partition-parallel", "hosted-per-key" => "hosted consumer, partition-parallel, per-key order", _ => "hosted consumer" }}{_consumer switch { "loop" => string.Empty, "hosted" => "; the second member: a batch handler across partitions", _ => "; members after the first: a batch handler" }}, group protocol {_protocol}, seed {seed} (replay: {SeedVariable}={seed}); schedule: " + string.Join("; ", schedule.Select(f => f.Describe())));
         var clock = Stopwatch.StartNew();
 
         _cluster.CreateTopic(Topic, PartitionCount);
@@ -241,12 +245,22 @@ public abstract class ChaosScenario : IDisposable
                 break;
             case FaultKind.SecondMemberJoinsThenLeaves:
                 ChaosMember first = current;
-                int firstAssignments = first.Assignments;
+                int firstRevocations = first.Revocations;
                 ChaosMember second = Join("second");
-                WaitFor(() => (second.Good.Count >= 200 && first.Assignments > firstAssignments) || Failed(), "the second member to share the stream");
+                WaitFor(() => (second.Good.Count >= 200 && first.Revocations > firstRevocations) || Failed(), "the second member to share the stream");
+                int taken = first.Revocations - firstRevocations;
                 int beforeLeave = first.Assignments;
                 second.Leave();
                 WaitFor(() => first.Assignments > beforeLeave || Failed(), "the first member to take the second's partitions back");
+                int takenOnLeave = first.Revocations - firstRevocations - taken;
+                detail = $"the second member joined: {taken} of the first's partitions revoked; it left: {takenOnLeave} more revoked from the first";
+                if (_protocol != RebalanceProtocol.ClassicEager)
+                {
+                    // Incremental protocols take away only what moves: the first keeps some partitions as the second joins and all of them as it leaves.
+                    Assert.True(taken < PartitionCount, $"{_protocol}: all {taken} of the first member's partitions were revoked when the second joined");
+                    Assert.Equal(0, takenOnLeave);
+                }
+
                 break;
             case FaultKind.MemberKilledAndReplaced:
                 current.Kill();
@@ -342,7 +356,7 @@ public abstract class ChaosScenario : IDisposable
 
     private ChaosMember Join(string name)
     {
-        ConsumerConfig config = _cluster.CreateConsumerConfig(_group);
+        ConsumerConfig config = _cluster.CreateConsumerConfig(_group).Use(_protocol);
         config.EnableAutoCommit = true;         // the README's loop: auto-commit sends the stored offsets
         config.EnableAutoOffsetStore = false;
         config.AutoCommitIntervalMs = 200;
@@ -571,15 +585,28 @@ public abstract class ChaosScenario : IDisposable
 [CollectionDefinition(nameof(ChaosScenarios))]
 public sealed class ChaosScenarios;
 
-/// <summary>The chaos scenario on the hosted consumer, sequential, the second member with batches across partitions (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>, <c>hosted-parallel</c>, <c>hosted-per-key</c>).</summary>
+/// <summary>
+/// The chaos scenario on the hosted consumer, sequential, the second member with batches across partitions, under the
+/// classic protocol's eager default (or what <c>KAFKAPROTOBUF_CHAOS_CONSUMER</c> names: <c>loop</c>,
+/// <c>hosted-parallel</c>, <c>hosted-per-key</c>; and <c>KAFKAPROTOBUF_CHAOS_PROTOCOL</c>: <c>eager</c>,
+/// <c>cooperative-sticky</c>, <c>consumer</c>).
+/// </summary>
 [Collection(nameof(ChaosScenarios))]
-public sealed class ChaosTests(ITestOutputHelper output) : ChaosScenario(output, Environment.GetEnvironmentVariable(ConsumerVariable) ?? "hosted");
+public sealed class ChaosTests(ITestOutputHelper output) : ChaosScenario(output, Environment.GetEnvironmentVariable(ConsumerVariable) ?? "hosted", RebalanceProtocol.ClassicEager);
 
 /// <summary>
 /// The chaos scenario on the hosted consumer in partition-parallel mode (six records at once) with per-key order, where
 /// one partition's records finish out of order and are still concluded in it; the members after the first run a batch
-/// handler whose batches are one partition's, several at once. Partition order is the same machinery
-/// with one sequence per partition: <c>KAFKAPROTOBUF_CHAOS_CONSUMER=hosted-parallel</c> runs it in place of the sequential scenario.
+/// handler whose batches are one partition's, several at once. Under cooperative-sticky: as the second member joins and
+/// leaves, only the partitions that move are revoked (asserted), the others flow on.
 /// </summary>
 [Collection(nameof(ChaosScenarios))]
-public sealed class PartitionParallelChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-per-key");
+public sealed class PartitionParallelChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-per-key", RebalanceProtocol.ClassicCooperative);
+
+/// <summary>
+/// The chaos scenario on the hosted consumer in partition-parallel mode with partition order, the members after the
+/// first with batches of one partition, under KIP-848's consumer protocol (the broker assigns; sessions set on the
+/// cluster): the kill, the second member and every fault as under the classic protocol.
+/// </summary>
+[Collection(nameof(ChaosScenarios))]
+public sealed class ConsumerProtocolChaosTests(ITestOutputHelper output) : ChaosScenario(output, "hosted-parallel", RebalanceProtocol.Consumer);
