@@ -165,7 +165,7 @@ public sealed class KafkaProtobufConsumerOptions
             .Refuse(
                 string.Equals(Consumer.Get("group.protocol"), "consumer", StringComparison.OrdinalIgnoreCase) && ClassicGroupSettings(Consumer) is { Length: > 0 } classic,
                 "Consumer's group.protocol is 'consumer' (KIP-848: the broker assigns partitions and sets the session), which takes no "
-                + string.Join(", ", ClassicGroupSettings(Consumer)) + ": remove them, or use group.protocol 'classic'.")
+                + string.Join(", ", ClassicGroupSettings(Consumer)) + (ClassicGroupSettings(Consumer).Length == 1 ? ": remove it" : ": remove them") + ", or use group.protocol 'classic'.")
             .Require(MaxConcurrentHandlers >= 1, nameof(MaxConcurrentHandlers), MaxConcurrentHandlers, "at least 1")
             .Require(MaxReadAheadBytes >= 1, nameof(MaxReadAheadBytes), MaxReadAheadBytes, "at least 1")
             .Require(LagDegradedThreshold >= 0, nameof(LagDegradedThreshold), LagDegradedThreshold, "0 (never) or more")

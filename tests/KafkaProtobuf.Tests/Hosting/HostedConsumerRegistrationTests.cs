@@ -114,6 +114,39 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Theory]
+    [InlineData("partition.assignment.strategy", "cooperative-sticky")]
+    [InlineData("group.protocol", "consumer")]
+    [InlineData("group.remote.assignor", "uniform")]
+    public void TheRebalanceProtocol_ComesFromConfiguration_AsLibrdkafkaNamesIt(string key, string value)
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics", "devices"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:Consumer:" + key, value));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        Assert.Equal(value, OptionsOf(services, "devices").ConsumerConfigForLoop().Get(key)); // what the consumer is built with
+    }
+
+    [Fact]
+    public void KIP848sProtocol_FromConfiguration_WithAClassicSetting_IsRefusedAtStart_NamingIt()
+    {
+        IConfiguration configuration = Configuration(
+            ("Kafka:Devices:Topics", "devices"),
+            ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"),
+            ("Kafka:Devices:Consumer:group.id", "device-service"),
+            ("Kafka:Devices:Consumer:group.protocol", "consumer"),
+            ("Kafka:Devices:Consumer:heartbeat.interval.ms", "3000"));
+        var services = new ServiceCollection();
+        services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+
+        InvalidOperationException e = Assert.Throws<InvalidOperationException>(() => OptionsOf(services, "devices"));
+        Assert.Contains("which takes no heartbeat.interval.ms: remove it, or use group.protocol 'classic'", e.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
     [InlineData("consumer", true)]
     [InlineData("CONSUMER", true)]
     [InlineData("classic", false)]
