@@ -112,9 +112,7 @@ internal static class LagCommand
         try
         {
             DescribeConsumerGroupsResult described = admin.DescribeConsumerGroupsAsync([group]).WaitAsync(RequestTimeout, cancellationToken).GetAwaiter().GetResult();
-            return described.ConsumerGroupDescriptions.SelectMany(g => g.Members)
-                .SelectMany(m => (m.Assignment?.TopicPartitions ?? []).Select(p => (p, Owner: m.ClientId + " " + m.Host)))
-                .GroupBy(x => x.p).ToDictionary(g => g.Key, g => g.First().Owner.Trim());
+            return OwnersOf(described.ConsumerGroupDescriptions);
         }
         catch (Exception e) when (e is KafkaException or TimeoutException)
         {
@@ -122,6 +120,12 @@ internal static class LagCommand
             return [];
         }
     }
+
+    /// <summary>Each assigned partition's member, as "client.id host" (the first member named, should two claim one mid-rebalance).</summary>
+    internal static Dictionary<TopicPartition, string> OwnersOf(IEnumerable<ConsumerGroupDescription> groups) =>
+        groups.SelectMany(g => g.Members ?? [])
+            .SelectMany(m => (m.Assignment?.TopicPartitions ?? []).Select(p => (p, Owner: (m.ClientId + " " + m.Host).Trim())))
+            .GroupBy(x => x.p).ToDictionary(g => g.Key, g => g.First().Owner);
 
     private static string Text(IReadOnlyList<PartitionRow> rows)
     {

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Text.Json;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using Confluent.Kafka.Admin;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tool.Commands;
@@ -73,6 +74,29 @@ public sealed class LagToolTests : IDisposable
         // librdkafka's mock cluster does not describe groups (DescribeGroups): the owners are left out, and said so.
         Assert.All(partitions, p => Assert.Equal(JsonValueKind.Null, p.GetProperty("owner").ValueKind));
         Assert.Contains("owners not shown, the brokers did not describe the group", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Owners_AreEachAssignedPartitionsMember_AsClientIdAndHost()
+    {
+        // librdkafka's mock cluster describes no group (classic or KIP-848), so what the brokers' answer becomes is pinned here.
+        var described = new ConsumerGroupDescription
+        {
+            GroupId = "shop",
+            Members =
+            [
+                new MemberDescription { ClientId = "orders-service", Host = "/10.0.0.7", Assignment = new MemberAssignment { TopicPartitions = [new TopicPartition("orders", 0), new TopicPartition("payments", 0)] } },
+                new MemberDescription { ClientId = "orders-service", Host = "/10.0.0.8", Assignment = new MemberAssignment { TopicPartitions = [new TopicPartition("orders", 1)] } },
+                new MemberDescription { ClientId = "joining", Host = "/10.0.0.9", Assignment = null }, // not assigned yet
+            ],
+        };
+
+        var owners = LagCommand.OwnersOf([described]);
+
+        Assert.Equal(3, owners.Count);
+        Assert.Equal("orders-service /10.0.0.7", owners[new TopicPartition("orders", 0)]);
+        Assert.Equal("orders-service /10.0.0.7", owners[new TopicPartition("payments", 0)]);
+        Assert.Equal("orders-service /10.0.0.8", owners[new TopicPartition("orders", 1)]);
     }
 
     [Fact]
