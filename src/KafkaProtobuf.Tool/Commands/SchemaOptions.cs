@@ -81,12 +81,23 @@ internal sealed class SchemaOptions
     }
 
     /// <summary>The framing variant the options name.</summary>
-    public FramingOptions Framing(ParseResult result) => new()
+    /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes or --message-index-order innermost-first.</exception>
+    public FramingOptions Framing(ParseResult result)
     {
-        MessageIndexEncoding = result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag,
-        MessageIndexPresence = result.GetValue(NoIndexes) ? MessageIndexPresence.Absent : MessageIndexPresence.Present,
-        MessageIndexOrder = result.GetValue(IndexOrder) == "innermost-first" ? MessageIndexOrder.InnermostFirst : MessageIndexOrder.RootFirst,
-    };
+        if (result.GetValue(NoIndexes) && (result.GetValue(LegacyIndexes) || result.GetValue(IndexOrder) == "innermost-first"))
+        {
+            // Said in the options' own words, not FramingOptions' (the user never wrote those).
+            throw new ArgumentException((result.GetValue(LegacyIndexes) ? "--legacy-indexes" : "--message-index-order innermost-first")
+                + " cannot be used with --no-message-indexes: records without message indexes have no index encoding or order");
+        }
+
+        return new FramingOptions
+        {
+            MessageIndexEncoding = result.GetValue(LegacyIndexes) ? MessageIndexEncoding.LegacyUnsigned : MessageIndexEncoding.ZigZag,
+            MessageIndexPresence = result.GetValue(NoIndexes) ? MessageIndexPresence.Absent : MessageIndexPresence.Present,
+            MessageIndexOrder = result.GetValue(IndexOrder) == "innermost-first" ? MessageIndexOrder.InnermostFirst : MessageIndexOrder.RootFirst,
+        };
+    }
 
     /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes or --message-index-order innermost-first.</exception>
     public FrameReader Reader(ParseResult result) => new(Framing(result));

@@ -20,7 +20,7 @@ public class WriterTypeAndTryDeserializeTests
     {
         ConfluentVector v = ConfluentVector.ByName["confluent-dotnet/prefix/value/Device.Firmware.Signature"];
         var deserializer = new FramedProtobufDeserializer<Device.Types.Firmware.Types.Signature>(Verify);
-        Assert.NotNull(deserializer.Deserialize(v.Data, false, v.Context()));
+        Assert.Equal(Device.Types.Firmware.Types.Signature.Parser.ParseFrom(v.Payload), deserializer.Deserialize(v.Data, false, v.Context()));
     }
 
     [Fact]
@@ -39,8 +39,11 @@ public class WriterTypeAndTryDeserializeTests
     }
 
     [Fact]
-    public void VerifyWriterType_LongFormZero_IsTheFirstType() =>
-        Assert.NotNull(new FramedProtobufDeserializer<Reading>(Verify).Deserialize(Bytes("00 00000001 02 00"), false, Value()));
+    public void VerifyWriterType_LongFormZero_IsTheFirstType()
+    {
+        byte[] payload = new Reading { SensorId = "s-1" }.ToByteArray();
+        Assert.Equal(new Reading { SensorId = "s-1" }, new FramedProtobufDeserializer<Reading>(Verify).Deserialize([.. Bytes("00 00000001 02 00"), .. payload], false, Value()));
+    }
 
     [Fact]
     public void TryDeserialize_ReturnsTheMessage()

@@ -48,10 +48,14 @@ public class RoundTripProperties
         FrameCase.All.Sample(
             c =>
             {
+                // The independent decoder reads the frame as written, and the package's reader reads it the same way.
                 ReferenceFraming.Verdict verdict = ReferenceFraming.Decode(c.Data, c.Header, c.Legacy);
                 Assert.Equal(FrameErrorCode.None, verdict.Error);
                 Assert.Equal(c.SchemaId, verdict.SchemaId);
                 Assert.Equal(c.Path, verdict.Path);
+                Assert.True(c.Reader.TryRead(c.Data, FrameCase.Context(c.Component, c.Header), out Frame frame, out FrameError error), error.ToString());
+                Assert.Equal(verdict.SchemaId, frame.SchemaId);
+                Assert.Equal(verdict.Path, frame.MessageIndexPath.ToArray());
             },
             iter: Iterations);
 

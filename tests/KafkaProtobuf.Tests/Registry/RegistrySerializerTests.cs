@@ -54,7 +54,10 @@ public sealed class RegistrySerializerTests : IDisposable
         Assert.Equal(
             vector.Headers.Select(h => (h.Key, Convert.ToHexString(h.Value))),
             context.Headers.Select(h => (h.Key, Convert.ToHexString(h.GetValueBytes()))));
-        Assert.Equal([vector.Component == MessageComponentType.Key ? "telemetry-key" : "telemetry-value"], registry.RequestCount("/subjects/telemetry-key/versions") == 1 ? ["telemetry-key"] : ["telemetry-value"]);
+        // Registered under the component's subject, and only that one (a wrong subject used to pass for values).
+        (string used, string other) = vector.Component == MessageComponentType.Key ? ("telemetry-key", "telemetry-value") : ("telemetry-value", "telemetry-key");
+        Assert.Equal(1, registry.RequestCount("/subjects/" + used + "/versions"));
+        Assert.Equal(0, registry.RequestCount("/subjects/" + other + "/versions"));
     }
 
     private static byte[] Serialize<T>(RegistryClient client, RegistrySerializerOptions options, ConfluentVector vector, SerializationContext context)

@@ -37,9 +37,19 @@ public class FuzzRegressionTests
     }
 
     [Fact]
+    public void TheHarnessesAllocationCheck_FlagsARunPastItsBound_AndOnlyThat()
+    {
+        // 128 KiB plus 4 KiB an input byte: a claimed length trusted would allocate far past it.
+        Harness.ThrowIfAllocatedTooMuch("typed", (128 * 1024) + (4096 * 10), 10);
+        FuzzFindingException finding = Assert.Throws<FuzzFindingException>(() => Harness.ThrowIfAllocatedTooMuch("typed", (128 * 1024) + (4096 * 10) + 1, 10));
+        Assert.StartsWith("typed: 172", finding.Message, StringComparison.Ordinal);
+        Assert.EndsWith("033 bytes allocated for a 10-byte input", finding.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void TheHarness_FlagsWhatItShould()
     {
-        // The checks can fail: an allocation check on a harmless input passes, a forged disagreement would not.
+        // A harmless input passes every check; an unknown target is refused; seeds decode as written.
         Harness.Check("reader", [0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00]);
         Assert.Throws<ArgumentException>(() => Harness.Check("nonsense", [0x00]));
         Harness.Record record = Harness.Decode(Harness.Encode(0x04, [0x0a, 0x00], [0x00, 0x00, 0x00, 0x00, 0x07, 0x00]));

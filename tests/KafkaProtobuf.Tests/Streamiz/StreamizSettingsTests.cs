@@ -60,6 +60,26 @@ public sealed class StreamizSettingsTests : IDisposable
         Assert.All(_registry.AuthorizationHeaders.Take(1), h => Assert.StartsWith("Basic ", h, StringComparison.Ordinal));
     }
 
+    [Theory]
+    [InlineData(true, new byte[] { 0x01, 0x01 })] // the deprecated message-index encoding: count and index as plain varints
+    [InlineData(false, new byte[] { 0x02, 0x02 })] // Confluent's current one: zigzag varints
+    public void UseDeprecatedFormat_ChangesTheMessageIndexBytesWritten(bool deprecated, byte[] indexes)
+    {
+        // OrderPlaced is its generated file's second message, path [1]; read back through the same serdes both would
+        // look alike, so the bytes written are what is checked.
+        var config = Config();
+        config.AddConfig("schema.registry.url", _registry.Url);
+        config.UseDeprecatedFormat = deprecated;
+
+        using var driver = new TopologyTestDriver(PassThrough(), config);
+        driver.CreateInputTopic<string, OrderPlaced>("in").PipeInput("ada", new OrderPlaced { OrderId = "o-1" });
+        byte[] written = driver.CreateOutputTopic<string, byte[], StringSerDes, ByteArraySerDes>("out").ReadKeyValue().Message.Value;
+
+        Assert.Equal(0, written[0]);
+        Assert.Equal(Convert.ToHexString(indexes), Convert.ToHexString(written.AsSpan(5, indexes.Length)));
+        Assert.Equal(new OrderPlaced { OrderId = "o-1" }, OrderPlaced.Parser.ParseFrom(written.AsSpan(5 + indexes.Length)));
+    }
+
     [Fact]
     public void ASettingTheClientCannotHonour_StopsTheStreamAtStartUp_Named()
     {
