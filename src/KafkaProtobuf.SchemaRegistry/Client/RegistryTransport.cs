@@ -182,6 +182,11 @@ internal sealed class RegistryTransport : IDisposable
                     // The registry itself said nothing (no status), so nothing here is an answer about what was asked.
                     throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, e.Message, e));
                 }
+                catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
+                {
+                    // The request's time ran out waiting for a token: say it was the token endpoint, not the registry.
+                    throw new RetriableFailure(new SchemaRegistryRequestException(url, null, null, "the OAuth token endpoint gave no token within " + _timeout.TotalMilliseconds.ToString(CultureInfo.InvariantCulture) + " ms", e));
+                }
             }
 
             using HttpResponseMessage response = await _http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, timeout.Token).ConfigureAwait(false);

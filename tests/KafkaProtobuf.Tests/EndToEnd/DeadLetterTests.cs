@@ -546,29 +546,6 @@ public sealed class DeadLetterTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(0, consumer.QueryWatermarkOffsets(new TopicPartition(DeadLetterTopic, 0), ten).High.Value);
     }
 
-    [Theory]
-    [InlineData(ErrorCode.Local_TimedOut, true)]
-    [InlineData(ErrorCode.Local_MsgTimedOut, true)]
-    [InlineData(ErrorCode.Local_QueueFull, true)]
-    [InlineData(ErrorCode.LeaderNotAvailable, true)]
-    [InlineData(ErrorCode.NotLeaderForPartition, true)]
-    [InlineData(ErrorCode.NotEnoughReplicas, true)]
-    [InlineData(ErrorCode.TopicAuthorizationFailed, false)]
-    [InlineData(ErrorCode.MsgSizeTooLarge, false)]
-    [InlineData(ErrorCode.InvalidRecord, false)]
-    public void DeadLetterException_IsRetriableOnlyForErrorsATryAgainCanCure(ErrorCode code, bool retriable)
-    {
-        var record = new TopicPartitionOffset(Topic, 3, 41);
-        var e = new DeadLetterException(new Error(code, "why"), record, DeadLetterTopic, null);
-
-        Assert.Equal(retriable, e.IsRetriable);
-        Assert.Equal(code, e.Error.Code);
-        Assert.Equal(record, e.Record);
-        Assert.Equal(DeadLetterTopic, e.DeadLetterTopic);
-        Assert.Contains("The dead letter for orders [3] @41 was not written", e.Message, StringComparison.Ordinal); // not Confluent.Kafka's "orders [[3]] @41"
-        Assert.False(new DeadLetterException(new Error(code, "fatal", isFatal: true), record, DeadLetterTopic, null).IsRetriable);
-    }
-
     private static ConsumeException ConsumeFirstPoison(IConsumer<Ignore, Device> consumer)
     {
         DateTime deadline = DateTime.UtcNow + Deadline;

@@ -114,17 +114,6 @@ public sealed class RegistryAuthenticationTests : IDisposable
         Assert.NotEqual(second, _endpoint.LastToken);
     }
 
-    /// <summary>A clock that moves only when told.</summary>
-    private sealed class ManualTimeProvider : TimeProvider
-    {
-        private long _ticks = 1;
-
-        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
-
-        public override long GetTimestamp() => Interlocked.Read(ref _ticks);
-
-        public void Advance(TimeSpan by) => Interlocked.Add(ref _ticks, by.Ticks);
-    }
 
     [Fact]
     public async Task OAuth_ARevokedToken_GetsOneFreshTokenAndTheRequestSucceeds()

@@ -16,7 +16,8 @@ namespace KafkaProtobuf.Tests.Support;
 /// An OAuth 2.0 token endpoint on loopback for one client: the client-credentials grant (id and secret in the form
 /// body, as Confluent's client sends them), tokens that expire after <see cref="Lifetime"/> and can be revoked, and
 /// <see cref="IsValid"/> for the in-process registry to check them. Counts the token requests; can hold its answers
-/// back until released.
+/// back until released, answer the next requests with a fault of the test's choosing (<see cref="AnswerNext"/>), and
+/// say another <c>expires_in</c> than the tokens' real life, or none (<see cref="SaysExpiresIn"/>).
 /// </summary>
 public sealed class InProcessTokenEndpoint : IDisposable
 {
@@ -25,6 +26,7 @@ public sealed class InProcessTokenEndpoint : IDisposable
     private readonly Task _loop;
     private readonly string _clientId;
     private readonly string _clientSecret;
+    private readonly ConcurrentQueue<(int Status, string ContentType, string Body)> _faults = new();
     private TaskCompletionSource _released = NewReleased(released: true);
     private int _requests;
     private int _tokens;
@@ -34,6 +36,7 @@ public sealed class InProcessTokenEndpoint : IDisposable
         _clientId = clientId;
         _clientSecret = clientSecret;
         Lifetime = lifetime;
+        SaysExpiresIn = () => Lifetime.TotalSeconds;
         _listener = LoopbackListener.Start(out string baseUrl);
         Url = baseUrl + "/oauth2/token";
         _loop = Task.Run(() => LoopbackListener.Serve(_listener, AnswerAsync));
@@ -43,6 +46,12 @@ public sealed class InProcessTokenEndpoint : IDisposable
 
     /// <summary>What <c>expires_in</c> says, and when the endpoint's own check lets a token lapse.</summary>
     public TimeSpan Lifetime { get; set; }
+
+    /// <summary>
+    /// What the answers' <c>expires_in</c> says, in seconds: by default the tokens' <see cref="Lifetime"/>; a value of
+    /// the test's (0 included); or null for an answer without it.
+    /// </summary>
+    public Func<double?> SaysExpiresIn { get; set; }
 
     /// <summary>How many token requests came, answered or not.</summary>
     public int Requests => Volatile.Read(ref _requests);
@@ -66,6 +75,9 @@ public sealed class InProcessTokenEndpoint : IDisposable
     public void Hold() => Volatile.Write(ref _released, NewReleased(released: false));
 
     public void Release() => Volatile.Read(ref _released).TrySetResult();
+
+    /// <summary>The next request (after those queued before) gets this answer instead of a token: an outage, a refusal, a page.</summary>
+    public void AnswerNext(int status, string body, string contentType = "application/json") => _faults.Enqueue((status, contentType, body));
 
     public void Dispose()
     {
@@ -97,6 +109,17 @@ public sealed class InProcessTokenEndpoint : IDisposable
             }
 
             await Volatile.Read(ref _released).Task.WaitAsync(TimeSpan.FromSeconds(30));
+            if (_faults.TryDequeue(out (int Status, string ContentType, string Body) fault))
+            {
+                byte[] bytes = Encoding.UTF8.GetBytes(fault.Body);
+                context.Response.StatusCode = fault.Status;
+                context.Response.ContentType = fault.ContentType;
+                context.Response.ContentLength64 = bytes.Length;
+                await context.Response.OutputStream.WriteAsync(bytes);
+                context.Response.Close();
+                return;
+            }
+
             var form = HttpUtility.ParseQueryString(body);
             LastScope = form["scope"];
             object answer;
@@ -115,7 +138,13 @@ public sealed class InProcessTokenEndpoint : IDisposable
                 string token = "token-" + Interlocked.Increment(ref _tokens).ToString(CultureInfo.InvariantCulture) + "-" + Guid.NewGuid().ToString("N");
                 _issued[token] = DateTime.UtcNow + Lifetime;
                 LastToken = token;
-                answer = new Dictionary<string, object> { ["access_token"] = token, ["token_type"] = "Bearer", ["expires_in"] = Lifetime.TotalSeconds };
+                var granted = new Dictionary<string, object> { ["access_token"] = token, ["token_type"] = "Bearer" };
+                if (SaysExpiresIn() is double seconds)
+                {
+                    granted["expires_in"] = seconds;
+                }
+
+                answer = granted;
             }
 
             byte[] json = JsonSerializer.SerializeToUtf8Bytes(answer);

@@ -31,21 +31,23 @@ public sealed class KafkaProtobufToolTests : IDisposable
     private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
     private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default);
 
-    private readonly EmbeddedKafkaCluster _cluster = EmbeddedKafkaCluster.Start(1);
+    private EmbeddedKafkaCluster? _cluster; // started by the tests that consume: the framing, help and exit-code cases need none
     private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
     private readonly List<string> _files = [];
+
+    private EmbeddedKafkaCluster Cluster => _cluster ??= EmbeddedKafkaCluster.Start(1);
 
     public void Dispose()
     {
         _registry.Dispose();
-        _cluster.Dispose();
+        _cluster?.Dispose();
         foreach (string file in _files)
         {
             File.Delete(file);
         }
     }
 
-    private List<IMessage> ProduceOrders(string topic) => OrderTopic.Produce(_cluster, _registry, topic);
+    private List<IMessage> ProduceOrders(string topic) => OrderTopic.Produce(Cluster, _registry, topic);
 
     private static List<JsonElement> Lines(string output) =>
         [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone())];
@@ -58,7 +60,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
         List<IMessage> orders = ProduceOrders("orders");
 
         ToolProcess.Result run = await ToolProcess.RunAsync(
-            "consume", "--bootstrap-servers", _cluster.BootstrapServers, "--topic", "orders", "--from-beginning", "--until-end",
+            "consume", "--bootstrap-servers", Cluster.BootstrapServers, "--topic", "orders", "--from-beginning", "--until-end",
             "--schema-registry", _registry.Url);
 
         Assert.True(run.ExitCode == 0, run.Error);
@@ -84,7 +86,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
 
         // The same run with --fail-on-error: the poison record makes it exit 1, after showing everything.
         ToolProcess.Result failing = await ToolProcess.RunAsync(
-            "consume", "-b", _cluster.BootstrapServers, "-t", "orders", "--from-beginning", "--max", "7", "--schema-registry", _registry.Url,
+            "consume", "-b", Cluster.BootstrapServers, "-t", "orders", "--from-beginning", "--max", "7", "--schema-registry", _registry.Url,
             "--fail-on-error", "--format", "pretty");
         Assert.Equal(1, failing.ExitCode);
         Assert.Contains("\"orderId\": \"o-5\"", failing.Output, StringComparison.Ordinal);
@@ -94,9 +96,9 @@ public sealed class KafkaProtobufToolTests : IDisposable
     public async Task Consume_ADeadLetterTopic_ShowsEachPoisonRecordWithWhereItCameFromAndWhy()
     {
         ProduceOrders("orders");
-        _cluster.CreateTopic("orders.dlq", 1);
-        using (IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build())
-        using (IConsumer<Ignore, IMessage> consumer = new ConsumerBuilder<Ignore, IMessage>(_cluster.CreateConsumerConfig())
+        Cluster.CreateTopic("orders.dlq", 1);
+        using (IProducer<byte[], byte[]> deadLetters = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
+        using (IConsumer<Ignore, IMessage> consumer = new ConsumerBuilder<Ignore, IMessage>(Cluster.CreateConsumerConfig())
             .SetValueDeserializer(new MultiTypeProtobufDeserializer([ShopReflection.Descriptor], null)).Build())
         {
             consumer.Assign(new TopicPartitionOffset("orders", 0, Offset.Beginning));
@@ -119,7 +121,7 @@ public sealed class KafkaProtobufToolTests : IDisposable
         }
 
         ToolProcess.Result run = await ToolProcess.RunAsync(
-            "consume", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--from-beginning", "--until-end", "--schema-registry", _registry.Url);
+            "consume", "-b", Cluster.BootstrapServers, "-t", "orders.dlq", "--from-beginning", "--until-end", "--schema-registry", _registry.Url);
 
         Assert.True(run.ExitCode == 0, run.Error);
         JsonElement letter = Assert.Single(Lines(run.Output));

@@ -1,0 +1,162 @@
+using System;
+using System.Linq;
+using System.Threading.Tasks;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Support;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Registry;
+
+/// <summary>
+/// The OAuth token endpoint failing as real ones do, behind the registry client: no answer in time, 5xx, 408, 429, a
+/// 200 without a token, a page that is not JSON, an answer without <c>expires_in</c> or with 0, a background refresh
+/// that fails. Each is an outage of a dependency (retried, never a refusal of credentials, never an answer about a
+/// schema) or, for the lifetimes, a documented choice; and the client recovers once the endpoint does.
+/// </summary>
+public sealed class OAuthTokenEndpointFaultTests : IDisposable
+{
+    private const string ClientId = "orders-service";
+    private const string ClientSecret = "s3cret-Value-42";
+
+    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
+    private readonly InProcessTokenEndpoint _endpoint = new(ClientId, ClientSecret, TimeSpan.FromMinutes(5));
+
+    public OAuthTokenEndpointFaultTests() => _registry.RequireBearerToken(_endpoint.IsValid);
+
+    public void Dispose()
+    {
+        _registry.Dispose();
+        _endpoint.Dispose();
+    }
+
+    private RegistryClient Client(int maxRetries = 0, TimeProvider? clock = null, TimeSpan? timeout = null) => new(new RegistryClientOptions
+    {
+        Urls = { _registry.Url },
+        OAuth = new OAuthClientCredentials { TokenEndpoint = _endpoint.Url, ClientId = ClientId, ClientSecret = ClientSecret },
+        MaxRetries = maxRetries,
+        RetryBackoff = TimeSpan.FromMilliseconds(10),
+        MaxRetryBackoff = TimeSpan.FromMilliseconds(50),
+        RequestTimeout = timeout ?? TimeSpan.FromSeconds(30),
+        TimeProvider = clock ?? TimeProvider.System,
+    });
+
+    private static Task<RegistrySchema> Register(RegistryClient client, string name) =>
+        client.RegisterAsync(name + "-value", "syntax = \"proto3\"; message " + name + " {}", "PROTOBUF", [], normalize: false);
+
+    [Theory]
+    [InlineData(500, "{\"error\":\"server_error\"}", "server_error")]
+    [InlineData(503, "<html>upstream unavailable</html>", "upstream unavailable")] // not JSON: described from its bytes
+    [InlineData(408, "", "no message")]
+    [InlineData(429, "{\"error\":\"slow_down\",\"error_description\":\"too many requests\"}", "slow_down: too many requests")]
+    [InlineData(200, "{\"token_type\":\"Bearer\",\"expires_in\":300}", "the answer has no access_token")]
+    [InlineData(200, "<html>log in</html>", "the answer has no access_token")]
+    public async Task AFailingAnswer_IsAnOutageSaidAsSuch_NotARefusal_AndTheNextTryGetsAToken(int status, string body, string says)
+    {
+        using RegistryClient client = Client();
+        _endpoint.AnswerNext(status, body, body.StartsWith('<') ? "text/html" : "application/json");
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client, "First"));
+
+        Assert.IsNotType<SchemaRegistryAuthenticationException>(e); // the credentials were never refused
+        Assert.Null(e.StatusCode); // the registry itself said nothing: never an answer about the schema
+        Assert.Contains("OAuth token endpoint", e.Message, StringComparison.Ordinal);
+        Assert.Contains(says, e.Message, StringComparison.Ordinal);
+        Assert.Equal(0, _registry.TotalRequestCount);
+
+        await Register(client, "Second"); // the endpoint answers again: so does the client
+        Assert.Equal(2, _endpoint.Requests);
+        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Single());
+    }
+
+    [Fact]
+    public async Task AFailingAnswer_IsRetriedLikeTheRegistrysOwnOutages()
+    {
+        using RegistryClient client = Client(maxRetries: 2);
+        _endpoint.AnswerNext(503, "{\"error\":\"temporarily_unavailable\"}");
+        _endpoint.AnswerNext(429, "{\"error\":\"slow_down\"}");
+
+        await Register(client, "Retried");
+
+        Assert.Equal(3, _endpoint.Requests);
+        Assert.Equal(1, _registry.TotalRequestCount);
+    }
+
+    [Fact]
+    public async Task NoAnswerInTime_IsAnOutage_NamingTheWait()
+    {
+        using RegistryClient client = Client(timeout: TimeSpan.FromMilliseconds(500));
+        _endpoint.Hold(); // the endpoint takes the request and says nothing
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client, "Slow"));
+
+        Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
+        Assert.Contains("the OAuth token endpoint gave no token within 500 ms", e.Message, StringComparison.Ordinal);
+        Assert.Equal(0, _registry.TotalRequestCount);
+
+        _endpoint.Release();
+        await Register(client, "Answered");
+        Assert.Equal(1, _registry.TotalRequestCount);
+    }
+
+    [Theory]
+    [InlineData(null)] // expires_in left out
+    [InlineData(0.0)] // expires_in 0
+    public async Task ATokenWithoutALifetime_IsKeptUntilTheRegistryRefusesIt_ThenReplacedOnce(double? expiresIn)
+    {
+        // RFC 6749 makes expires_in optional; without a (positive) one the token is used until a 401, and the request
+        // that met the 401 is sent once more with a new token: no lifetime is guessed.
+        _endpoint.SaysExpiresIn = () => expiresIn;
+        var clock = new ManualTimeProvider();
+        using RegistryClient client = Client(clock: clock);
+        await Register(client, "A");
+        string first = _endpoint.LastToken!;
+
+        clock.Advance(TimeSpan.FromDays(365));
+        await Register(client, "B");
+        Assert.Equal(1, _endpoint.Requests); // a year on, still the first
+
+        _endpoint.Revoke(first); // the registry refuses it from now on
+        await Register(client, "C");
+
+        Assert.Equal(2, _endpoint.Requests);
+        Assert.Equal(["Bearer " + first, "Bearer " + first, "Bearer " + first, "Bearer " + _endpoint.LastToken], _registry.AuthorizationHeaders);
+    }
+
+    [Fact]
+    public async Task AFailedBackgroundRefresh_LeavesTheTokenInUse_AndTheNextRequestTriesAgain()
+    {
+        var clock = new ManualTimeProvider();
+        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        using RegistryClient client = Client(clock: clock);
+        await Register(client, "A");
+        string first = _endpoint.LastToken!;
+
+        _endpoint.AnswerNext(500, "{\"error\":\"server_error\"}");
+        clock.Advance(TimeSpan.FromSeconds(81)); // past 80%: a refresh starts in the background, and fails
+        await Register(client, "B");
+        Wait.Until(() => _endpoint.Requests == 2, "the background refresh to be answered", TimeSpan.FromSeconds(30));
+        Assert.Equal("Bearer " + first, _registry.AuthorizationHeaders.Last()); // the request did not wait for it, nor fail
+
+        await Register(client, "C"); // the failed refresh is tried again, still in the background
+        Wait.Until(() => _endpoint.Requests == 3 && _endpoint.LastToken != first, "a second refresh", TimeSpan.FromSeconds(30));
+        await Register(client, "D");
+        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Last());
+    }
+
+    [Fact]
+    public async Task ARefreshFailingPastTheTokensLife_FailsTheRequestAsAnOutage_NotWithTheOldToken()
+    {
+        var clock = new ManualTimeProvider();
+        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        using RegistryClient client = Client(clock: clock);
+        await Register(client, "A");
+
+        _endpoint.AnswerNext(503, "{\"error\":\"temporarily_unavailable\"}");
+        clock.Advance(TimeSpan.FromSeconds(96)); // past 95%: the old token is not sent, the request waits for a new one
+        var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client, "B"));
+
+        Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
+        Assert.Equal(1, _registry.TotalRequestCount); // only A reached the registry
+    }
+}
