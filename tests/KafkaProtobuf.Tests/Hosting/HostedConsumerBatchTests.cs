@@ -167,6 +167,42 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     }
 
     [Fact]
+    public async Task TwoBadRecordsInOneBatch_AfterTheSplit_EachIsDeadLetteredWithItsOwnBytes_InOrder_TheRestHandledOnce()
+    {
+        ProduceAcrossPartitions("split-two", 1, 30);
+        Cluster.CreateTopic("split-two.dlq", 1);
+        var handled = new ConcurrentQueue<long>();
+        (IHost host, _) = Start("split-two", (batch, _) =>
+        {
+            if (batch.Any(r => r.Offset.Value is 12 or 17))
+            {
+                throw new InvalidOperationException("a row of the batch violates a constraint");
+            }
+
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue(record.Offset.Value);
+            }
+
+            return Task.CompletedTask;
+        }, options =>
+        {
+            options.Batches.MaxSize = 10;
+            options.Batches.MaxWait = TimeSpan.FromMinutes(5); // three full batches: 12 and 17 share the second
+            options.HandlerFailures.MaxAttempts = 1;
+        });
+
+        Wait.Until(() => handled.Count == 28, "the 28 good records handled", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(Offsets(0, 30, 12, 17), handled); // each once, in the partition's order
+        List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "split-two.dlq", Deadline);
+        Assert.Equal([12L, 17L], letters.Select(l => SourceOf(l.Message.Headers).Offset.Value));
+        Assert.Equal([GoodValue(12), GoodValue(17)], letters.Select(l => l.Message.Value));
+        Assert.Equal([30L], Committed("split-two", 1));
+    }
+
+    [Fact]
     public async Task AFailingBatch_WhoseFailureIsTheWholeBatchs_IsDeadLetteredRecordByRecord_InOrder()
     {
         ProduceAcrossPartitions("whole", 1, 30);

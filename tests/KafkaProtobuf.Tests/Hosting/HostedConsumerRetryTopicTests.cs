@@ -9,6 +9,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.Hosting;
 using Vectors.Telemetry.V1;
@@ -173,6 +174,87 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal(("bulk-orders", 4L, 1), handled.Single(h => h.Offset == 4)); // from tier 1, as its original
         Assert.Equal([10L], Committed("bulk-orders", 1));
         Assert.Equal([1L], Committed("bulk-orders.retry.1", 1));
+    }
+
+    [Theory]
+    [InlineData(HandlingOrder.Partition)]
+    [InlineData(HandlingOrder.Key)]
+    public async Task PartitionParallel_ARecordSentToItsRetryTopic_LetsItsPartitionsOtherRecordsGoOn_AndComesBackOnce(HandlingOrder order)
+    {
+        // Two partitions, four handlers; record 3 of each fails in place and goes to tier 1. Both partitions flow to
+        // their ends meanwhile (per key too: record 3's key is its own), and each record 3 comes back once, as itself.
+        ProduceAcrossPartitions("parallel-orders", 2, 10);
+        CreateTopics("parallel-orders");
+        var calls = new ConcurrentQueue<(int Partition, long Offset, int Attempt, DateTimeOffset? Due, DateTimeOffset At)>();
+        IHost host = StartHost("retries", "parallel-orders", builder => builder.Handle(async (record, _) =>
+        {
+            await Task.Yield();
+            int attempt = AttemptOf(record.Message.Headers);
+            calls.Enqueue((record.Partition.Value, record.Offset.Value, attempt, Time(record.Message.Headers, RetryHeaderNames.Due), DateTimeOffset.UtcNow));
+            if (record.Offset.Value == 3 && attempt == 0)
+            {
+                throw new TimeoutException("the device registry did not answer");
+            }
+        }), options =>
+        {
+            Options(options);
+            options.MaxConcurrentHandlers = 4;
+            options.HandlingOrder = order;
+        });
+
+        Wait.Until(() => calls.Count(c => c.Attempt == 1) == 2 && Committed("parallel-orders", 2).All(c => c == 10), "both records 3 back from tier 1, both partitions committed", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        for (int p = 0; p < 2; p++)
+        {
+            var partition = calls.Where(c => c.Partition == p).ToList();
+            Assert.Equal(Offsets(0, 10).Where(o => o != 3), partition.Where(c => c.Offset != 3).Select(c => c.Offset).Order()); // each other record once
+            Assert.Equal([0, 0, 1], partition.Where(c => c.Offset == 3).Select(c => c.Attempt)); // twice in place, once from tier 1
+            var back = partition.Single(c => c.Attempt == 1);
+            Assert.True(back.At >= back.Due, $"partition {p}: record 3 handled at {back.At:O}, before its due time {back.Due:O}");
+        }
+
+        Assert.Equal([2L], Committed("parallel-orders.retry.1", 1));
+    }
+
+    [Fact]
+    public async Task ARetryCopyThatCannotBeWritten_IsWrittenAgain_WithoutRunningTheHandlerAgain()
+    {
+        ProduceAcrossPartitions("unwritten", 1, 6);
+        CreateTopics("unwritten");
+        var calls = new ConcurrentQueue<(long Offset, int Attempt)>();
+        int producesBefore = -1;
+        IHost host = StartHost("retries", "unwritten", builder => builder.Handle((record, _) =>
+        {
+            int attempt = AttemptOf(record.Message.Headers);
+            calls.Enqueue((record.Offset.Value, attempt));
+            if (record.Offset.Value == 2 && attempt == 0)
+            {
+                if (calls.Count(c => c.Offset == 2) == 2)
+                {
+                    // Its last attempt in place: the retry copy written next is refused once, as a broker without enough replicas does.
+                    producesBefore = Cluster.RequestCount(KafkaApi.Produce);
+                    Cluster.FailNextRequests(KafkaApi.Produce, ErrorCode.NotEnoughReplicas, 1);
+                }
+
+                throw new TimeoutException("the device registry did not answer");
+            }
+
+            return Task.CompletedTask;
+        }), options =>
+        {
+            Options(options);
+            options.CopyProducer!.EnableIdempotence = false; // so that the refused copy is not retried inside the producer
+            options.CopyProducer.MessageSendMaxRetries = 0;
+        });
+
+        Wait.Until(() => calls.Any(c => c.Offset == 2 && c.Attempt == 1) && Committed("unwritten", 1)[0] == 6, "record 2 back from tier 1, the partition committed", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.InRange(Cluster.RequestCount(KafkaApi.Produce) - producesBefore, 2, int.MaxValue); // the refused write, then the one that landed
+        Assert.Equal([0, 0, 1], calls.Where(c => c.Offset == 2).Select(c => c.Attempt)); // the handler ran twice in place, not again for the second write
+        Assert.Equal(Offsets(0, 6), calls.Select(c => c.Offset).Distinct().Order());
+        Assert.Equal([1L], Committed("unwritten.retry.1", 1)); // one copy: the refused write left nothing behind
     }
 
     [Fact]
