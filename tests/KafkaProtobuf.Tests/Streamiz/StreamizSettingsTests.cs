@@ -95,4 +95,67 @@ public sealed class StreamizSettingsTests : IDisposable
 
         Assert.Contains("'schema.registry.bearer.auth.credentials.source' is CUSTOM", e.ToString(), StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData("schema.registry.max.cached.schemas", 0, "'schema.registry.max.cached.schemas' is '0', not a whole number of at least 1")] // typed in Streamiz: an int
+    [InlineData("protobuf.serializer.subject.name.strategy", "ByTheMoon", "'protobuf.serializer.subject.name.strategy' is 'ByTheMoon'; Topic, Record or TopicRecord")]
+    [InlineData("protobuf.serializer.reference.subject.name.strategy", "Qualified", "references are named by their import path (ReferenceName) only")]
+    [InlineData("protobuf.serializer.auto.register.schemas", "yes", "'protobuf.serializer.auto.register.schemas' is 'yes', not true or false")]
+    [InlineData("protobuf.serializer.use.latest.version", "1", "'protobuf.serializer.use.latest.version' is '1', not true or false")]
+    [InlineData("protobuf.serializer.skip.known.types", "maybe", "'protobuf.serializer.skip.known.types' is 'maybe', not true or false")]
+    public void ABadValue_StopsTheStreamAtStartUp_NamingTheSettingAndTheValue(string key, object value, string says)
+    {
+        var config = Config();
+        config.AddConfig("schema.registry.url", _registry.Url);
+        config.AddConfig(key, value);
+
+        var e = Assert.ThrowsAny<Exception>(() =>
+        {
+            using var driver = new TopologyTestDriver(PassThrough(), config);
+            driver.CreateInputTopic<string, OrderPlaced>("in").PipeInput("ada", new OrderPlaced { OrderId = "o-1" });
+        });
+
+        Assert.Contains(says, e.ToString(), StringComparison.Ordinal);
+        Assert.Equal(0, _registry.TotalRequestCount); // refused before anything reached the registry
+    }
+
+    [Fact]
+    public void SaslInherit_SendsTheStreamsSaslCredentialsToTheRegistry()
+    {
+        _registry.RequireBasicAuth("stream-user", "stream-secret");
+        var config = Config();
+        config.AddConfig("schema.registry.url", _registry.Url);
+        config.AddConfig("schema.registry.basic.auth.credentials.source", "SASL_INHERIT");
+        config.SaslMechanism = Confluent.Kafka.SaslMechanism.Plain;
+        config.SaslUsername = "stream-user";
+        config.SaslPassword = "stream-secret";
+
+        using (var driver = new TopologyTestDriver(PassThrough(), config))
+        {
+            driver.CreateInputTopic<string, OrderPlaced>("in").PipeInput("ada", new OrderPlaced { OrderId = "o-1" });
+            Assert.Equal("o-1", driver.CreateOutputTopic<string, OrderPlaced>("out").ReadKeyValue().Message.Value.OrderId);
+        }
+
+        string expected = "Basic " + Convert.ToBase64String(System.Text.Encoding.UTF8.GetBytes("stream-user:stream-secret"));
+        Assert.NotEmpty(_registry.AuthorizationHeaders);
+        Assert.All(_registry.AuthorizationHeaders, h => Assert.Equal(expected, h));
+    }
+
+    [Fact]
+    public void AutoRegisterOff_WritesWithTheRegisteredSchema_AndRegistersNothing()
+    {
+        var config = Config();
+        config.AddConfig("schema.registry.url", _registry.Url);
+        config.AddConfig("protobuf.serializer.auto.register.schemas", "false");
+
+        var e = Assert.ThrowsAny<Exception>(() =>
+        {
+            using var driver = new TopologyTestDriver(PassThrough(), config);
+            driver.CreateInputTopic<string, OrderPlaced>("in").PipeInput("ada", new OrderPlaced { OrderId = "o-1" });
+        });
+
+        // Nothing registered under in-value or out-value: the serializer only looked the schema up, and was told it is not there.
+        Assert.Contains("40401", e.ToString(), StringComparison.Ordinal);
+        Assert.Equal(0, _registry.RequestCount("/subjects/in-value/versions") + _registry.RequestCount("/subjects/out-value/versions"));
+    }
 }
