@@ -109,6 +109,46 @@ public sealed class HostedConsumerTracingTests : HostedConsumerTestBase
         Assert.Equal((own.TraceId, own.SpanId), handledIn[1]);
     }
 
+    [Theory]
+    [InlineData("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", true)] // W3C's own example, as a Java or Go producer writes it
+    [InlineData("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00", true)] // not sampled upstream: still its parent
+    [InlineData("00-00000000000000000000000000000000-b7ad6b7169203331-01", false)] // an all-zero trace id is invalid
+    [InlineData("ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", false)] // version ff is forbidden
+    [InlineData("00-0AF7651916CD43DD8448EB211C80319C-B7AD6B7169203331-01", false)] // upper case is not W3C's
+    [InlineData("not a traceparent", false)]
+    public async Task ALiteralTraceparent_WrittenByAnotherProducer_IsTheSpansParent_WhenValid(string traceparent, bool valid)
+    {
+        Cluster.CreateTopic(_topic, 1);
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
+        {
+            var headers = new Headers { { "traceparent", Encoding.ASCII.GetBytes(traceparent) } };
+            producer.Produce(_topic, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = GoodValue(1), Headers = headers });
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        var handled = new ConcurrentQueue<long>();
+        using IHost host = Start((record, _) =>
+        {
+            handled.Enqueue(record.Offset.Value);
+            return Task.CompletedTask;
+        });
+        Wait.Until(() => Spans().Count == 1, "the process span", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Activity span = Assert.Single(Spans());
+        Assert.Equal([0L], handled); // handled either way: a bad header never stops a record
+        if (valid)
+        {
+            Assert.Equal("0af7651916cd43dd8448eb211c80319c", span.TraceId.ToHexString());
+            Assert.Equal("b7ad6b7169203331", span.ParentSpanId.ToHexString());
+        }
+        else
+        {
+            Assert.NotEqual("0af7651916cd43dd8448eb211c80319c", span.TraceId.ToHexString());
+            Assert.Equal(default, span.ParentSpanId); // a trace of its own
+        }
+    }
+
     [Fact]
     public async Task APoisonRecordAndAFailingHandler_ShowAsErrors_AndTheirDeadLettersCarryTheSpanOn()
     {
