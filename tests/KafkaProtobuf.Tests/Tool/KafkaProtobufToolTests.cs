@@ -134,6 +134,33 @@ public sealed class KafkaProtobufToolTests : IDisposable
         Assert.Equal("value", deadLetter.GetProperty("component").GetString());
     }
 
+    [Theory]
+    [InlineData("string", "\"alpha-\u00e9\"")]
+    [InlineData("bytes", "\"YWxwaGEtw6k=\"")]
+    public async Task Consume_KeysAsTextOrBytes_FromARegistryThatWantsABearerToken(string keyFormat, string keyJson)
+    {
+        _registry.RequireBearerToken("tok-1");
+        Cluster.CreateTopic("keyed", 1);
+        using (var client = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, BearerToken = _ => Task.FromResult("tok-1") }))
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
+        {
+            byte[] value = new RegistryProtobufSerializer<OrderShipped>(client, null).Serialize(new OrderShipped { OrderId = "o-9" }, new SerializationContext(MessageComponentType.Value, "keyed", []))!;
+            producer.Produce("keyed", new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("alpha-\u00e9"), Value = value });
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        (int exit, string output, string error) = await InProcessTool.RunAsync(
+            "consume", "-b", Cluster.BootstrapServers, "-t", "keyed", "--from-beginning", "--until-end",
+            "--schema-registry", _registry.Url, "--registry-bearer-token", "tok-1", "--key-format", keyFormat);
+
+        Assert.True(exit == 0, error);
+        Assert.Contains("--registry-bearer-token", error, StringComparison.Ordinal); // a secret as an argument draws its warning
+        Assert.DoesNotContain("tok-1", error, StringComparison.Ordinal); // and is never echoed
+        JsonElement record = Assert.Single(Lines(output));
+        Assert.Equal(keyJson, record.GetProperty("key").GetRawText());
+        Assert.Equal("o-9", record.GetProperty("value").GetProperty("message").GetProperty("orderId").GetString());
+    }
+
     [Fact]
     public async Task Frame_WithTheRegistry_DecodesARecordTheRegisteringSerializerWrote()
     {
