@@ -70,8 +70,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             cases.Add(mode, RebalanceProtocol.Consumer);
         }
 
-        // The eager protocol in a mode on the loop thread and one on workers: every partition stops, also those kept.
-        cases.Add(Mode.Sequential, RebalanceProtocol.ClassicEager);
+        // The eager protocol once, for contrast: every partition stops, also those kept.
         cases.Add(Mode.PartitionParallel, RebalanceProtocol.ClassicEager);
 
         return cases;
@@ -141,7 +140,8 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
         List<int> revokedOnJoin = first.TakeRevoked();
         if (protocol == RebalanceProtocol.ClassicEager)
         {
-            Assert.Equal(Enumerable.Range(0, Partitions), revokedOnJoin.Order()); // every partition stops, also the ones the first gets back
+            // Every partition stops, also the ones the first gets back; perhaps more than once (an eager join may take two generations).
+            Assert.Equal(Enumerable.Range(0, Partitions), revokedOnJoin.Distinct().Order());
         }
         else
         {
@@ -169,7 +169,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
 
         if (protocol == RebalanceProtocol.ClassicEager)
         {
-            Assert.Equal(keptByFirst, revokedOnLeave.Order());
+            Assert.Equal(keptByFirst, revokedOnLeave.Distinct().Order());
         }
         else
         {
