@@ -104,8 +104,15 @@ public sealed class RegistryAuthenticationTests : IDisposable
         Assert.Equal("Bearer " + first, _registry.AuthorizationHeaders.Last()); // not waited for
         Wait.Until(() => _endpoint.Requests == 2 && _endpoint.LastToken != first, "the background refresh", TimeSpan.FromSeconds(30));
         string second = _endpoint.LastToken!;
-        await Register(client, "d");
-        Assert.Equal("Bearer " + second, _registry.AuthorizationHeaders.Last());
+
+        // Issued by the endpoint; taken by the client once it has read the answer: a request carries it from then on.
+        int next = 0;
+        Wait.Until(() =>
+        {
+            Register(client, "d" + next++).GetAwaiter().GetResult();
+            return _registry.AuthorizationHeaders.Last() == "Bearer " + second;
+        }, "a request with the refreshed token", TimeSpan.FromSeconds(30));
+        Assert.Equal(2, _endpoint.Requests);
 
         clock.Advance(TimeSpan.FromSeconds(96)); // past 95% of the second token's life: a request waits for a new one
         await Register(client, "e");
