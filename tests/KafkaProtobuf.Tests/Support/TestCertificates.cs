@@ -89,6 +89,10 @@ public sealed class TestCertificates : IDisposable
         using X509Certificate2 withKey = issued.CopyWithPrivateKey(key);
 
         // Through PKCS#12, so that SslStream on Linux can use the key (an ephemeral key cannot always be).
+#if NET9_0_OR_GREATER
         return X509CertificateLoader.LoadPkcs12(withKey.Export(X509ContentType.Pkcs12), null);
+#else
+        return new X509Certificate2(withKey.Export(X509ContentType.Pkcs12), (string?)null);
+#endif
     }
 }
