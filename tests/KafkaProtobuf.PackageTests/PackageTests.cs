@@ -124,10 +124,10 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
 
         XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf.Hosting"));
         Assert.Equal(
-            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.1", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
+            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.0", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
             Dependencies(nuspec, "net8.0"));
         Assert.Equal(
-            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.1", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
+            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.0", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
             Dependencies(nuspec, ".NETStandard2.0"));
     }
 
@@ -151,7 +151,7 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     }
 
     [Fact]
-    public void AConsumerProjectRestoringThePackedPackages_BuildsAndRuns()
+    public void AConsumerProjectUsingAllSixPackedPackages_BuildsRunsAndItsFrameReadsWithTheLocalTool()
     {
         string project = Directory.CreateDirectory(Path.Combine(packages.WorkDirectory, "consumer")).FullName;
         string template = Path.Combine(AppContext.BaseDirectory, "ConsumerTemplate");
@@ -173,7 +173,20 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
 
         Assert.Contains("package consumer: OK", output, StringComparison.Ordinal);
         string assets = File.ReadAllText(Path.Combine(project, "obj", "project.assets.json"));
-        Assert.Contains($"\"KafkaProtobuf/{packages.Version}\"", assets, StringComparison.Ordinal); // from the package, not a project
+        foreach (string package in new[] { "KafkaProtobuf", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Testing" })
+        {
+            Assert.Contains($"\"{package}/{packages.Version}\"", assets, StringComparison.Ordinal); // from the package, not a project
+        }
+
+        // The tool as a project's local tool (a manifest), reading the frame the Streamiz serdes wrote.
+        string frame = output.Split('\n').Single(line => line.StartsWith("frame: ", StringComparison.Ordinal))["frame: ".Length..].Trim();
+        DotNet.Dotnet("new tool-manifest", project, TimeSpan.FromMinutes(1));
+        DotNet.Dotnet($"tool install KafkaProtobuf.Tool --version {packages.Version}", project, TimeSpan.FromMinutes(3));
+        string described = DotNet.Dotnet("tool run kafka-protobuf frame " + frame, project, TimeSpan.FromMinutes(1));
+
+        Assert.Contains("schema         id 1", described, StringComparison.Ordinal); // the in-process registry's first id
+        Assert.Contains("message index  [0]", described, StringComparison.Ordinal);
+        Assert.Contains($"payload        {(frame.Length / 2) - 6} bytes at 6", described, StringComparison.Ordinal);
     }
 
     [Fact]
