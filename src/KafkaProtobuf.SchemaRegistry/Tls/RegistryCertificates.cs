@@ -35,8 +35,23 @@ public static class RegistryCertificates
             }
 
             string base64 = text.Substring(start + Begin.Length, end - start - Begin.Length);
-            certificates.Add(Load(Convert.FromBase64String(base64)));
+            try
+            {
+                certificates.Add(Load(Convert.FromBase64String(base64)));
+            }
+            catch (Exception e) when (e is FormatException or System.Security.Cryptography.CryptographicException)
+            {
+                // The documented exception for a file that is not what it should be, whatever part of it is broken.
+                throw new ArgumentException("The CA file '" + path + "' has a certificate (number " + (certificates.Count + 1) + ") that is not one: " + e.Message, nameof(path), e);
+            }
+
             start = end + End.Length;
+        }
+
+        if (certificates.Count == 0 && bytes.Length == 0)
+        {
+            // The pre-.NET 9 constructor makes an empty certificate of no bytes rather than refusing them.
+            throw new ArgumentException("The CA file '" + path + "' is empty: it holds no PEM or DER certificate.", nameof(path));
         }
 
         if (certificates.Count == 0)

@@ -1,13 +1,15 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
+using System.Security.Cryptography.X509Certificates;
 using System.Threading.Tasks;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 
-namespace KafkaProtobuf.Tests.Registry;
+namespace KafkaProtobuf.Tests.Registry.Tls;
 
 /// <summary>
 /// The registry client over HTTPS, set up by Confluent's setting names, against the in-process registry serving TLS with
@@ -55,6 +57,49 @@ public sealed class RegistryTlsTests : IClassFixture<RegistryTlsTests.Certificat
         Assert.Null(e.StatusCode);
         Assert.Contains("SSL", e.Message, StringComparison.OrdinalIgnoreCase);
         Assert.Equal(0, registry.TotalRequestCount);
+    }
+
+    public static TheoryData<string> RefusedFromTheTrustedCa => new() { "another host", "expired" };
+
+    [Theory]
+    [MemberData(nameof(RefusedFromTheTrustedCa))]
+    public async Task ACertificateFromTheTrustedCa_ForAnotherHostOrExpired_IsRefused_AsAnUnreachableRegistry(string which)
+    {
+        using X509Certificate2 certificate = which == "expired"
+            ? TestCertificates.Issue(_certificates.Authority, "CN=127.0.0.1", server: true, notAfter: DateTimeOffset.UtcNow.AddHours(-1))
+            : TestCertificates.Issue(_certificates.Authority, "CN=registry.example.com", server: true, dnsName: "registry.example.com");
+        using var registry = InProcessSchemaRegistry.StartHttps(certificate);
+        using RegistryClient client = FromSettings(("url", registry.Url), ("ssl.ca.location", _certificates.AuthorityPemPath));
+
+        var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client));
+
+        Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
+        Assert.Null(e.StatusCode);
+        Assert.Contains("SSL", e.Message, StringComparison.OrdinalIgnoreCase);
+        Assert.Equal(0, registry.TotalRequestCount);
+    }
+
+    [Fact]
+    public async Task AServerCertificateBelowAnIntermediate_IsTrusted_WhenTheCaFileHoldsRootAndIntermediate()
+    {
+        // A CA bundle as issuers hand them out: the server (SslStream) may send only its own certificate.
+        using X509Certificate2 intermediate = TestCertificates.NewIntermediate(_certificates.Authority, "CN=Registry issuing CA");
+        using X509Certificate2 server = TestCertificates.Issue(intermediate, "CN=127.0.0.1", server: true);
+        string bundle = Path.Combine(Path.GetTempPath(), "kafkaprotobuf-bundle-" + Guid.NewGuid().ToString("N") + ".pem");
+        File.WriteAllText(bundle, _certificates.Authority.ExportCertificatePem() + "\n" + intermediate.ExportCertificatePem() + "\n");
+        try
+        {
+            using var registry = InProcessSchemaRegistry.StartHttps(server);
+            using RegistryClient client = FromSettings(("url", registry.Url), ("ssl.ca.location", bundle));
+            using RegistryClient rootOnly = FromSettings(("url", registry.Url), ("ssl.ca.location", _certificates.AuthorityPemPath));
+
+            Assert.Equal(1, (await Register(client)).Id);
+            await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => rootOnly.GetSchemaAsync(1));
+        }
+        finally
+        {
+            File.Delete(bundle);
+        }
     }
 
     [Fact]
