@@ -158,4 +158,64 @@ public sealed class StreamizSettingsTests : IDisposable
         Assert.Contains("40401", e.ToString(), StringComparison.Ordinal);
         Assert.Equal(0, _registry.RequestCount("/subjects/in-value/versions") + _registry.RequestCount("/subjects/out-value/versions"));
     }
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task UseLatestVersion_WritesTheSubjectsLatestSchema_NotTheOneItsTypeWasRegisteredAs(bool useLatest)
+    {
+        using var client = new RegistryClient(_registry.Url);
+        var serializer = new RegistryProtobufSerializer<OrderPlaced>(client, null);
+        int own = (await serializer.WarmUpAsync("in", Confluent.Kafka.MessageComponentType.Value)).Id!.Value;
+        Assert.Equal(own, (await serializer.WarmUpAsync("out", Confluent.Kafka.MessageComponentType.Value)).Id);
+        // The registered schema as text, plus a message type: compatible, so the registry takes it as version 2.
+        string extended = ProtoText.Print(Google.Protobuf.Reflection.FileDescriptorProto.Parser.ParseFrom(OrderPlaced.Descriptor.File.SerializedData))
+            + "\nmessage AddedLater {\n  string note = 1;\n}\n";
+        int latest = (await client.RegisterAsync("out-value", extended, "PROTOBUF", [], normalize: false)).Id!.Value;
+        Assert.NotEqual(own, latest);
+        var config = Config();
+        config.AddConfig("schema.registry.url", _registry.Url);
+        config.AddConfig("protobuf.serializer.auto.register.schemas", "false");
+        config.AddConfig("protobuf.serializer.use.latest.version", useLatest ? "true" : "false");
+
+        using var driver = new TopologyTestDriver(PassThrough(), config);
+        driver.CreateInputTopic<string, OrderPlaced>("in").PipeInput("ada", new OrderPlaced { OrderId = "o-1" });
+        byte[] written = driver.CreateOutputTopic<string, byte[], StringSerDes, ByteArraySerDes>("out").ReadKeyValue().Message.Value;
+
+        int id = (written[1] << 24) | (written[2] << 16) | (written[3] << 8) | written[4];
+        Assert.Equal(useLatest ? latest : own, id);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task SkipKnownTypes_Off_RegistersTheWellKnownImportsAsReferences(bool skip)
+    {
+        var config = new StreamConfig<StringSerDes, RegistryProtobufSerDes<Vectors.Telemetry.V1.Reading>>
+        {
+            ApplicationId = "known-types-" + Guid.NewGuid().ToString("N")[..8],
+            Logger = Microsoft.Extensions.Logging.Abstractions.NullLoggerFactory.Instance,
+        };
+        config.AddConfig("schema.registry.url", _registry.Url);
+        config.AddConfig("protobuf.serializer.skip.known.types", skip ? "true" : "false");
+        var builder = new StreamBuilder();
+        builder.Stream<string, Vectors.Telemetry.V1.Reading>("in").To("out");
+
+        using var driver = new TopologyTestDriver(builder.Build(), config);
+        driver.CreateInputTopic<string, Vectors.Telemetry.V1.Reading>("in").PipeInput("s-1", new Vectors.Telemetry.V1.Reading { SensorId = "s-1" });
+        Assert.Equal("s-1", driver.CreateOutputTopic<string, Vectors.Telemetry.V1.Reading>("out").ReadKeyValue().Message.Value.SensorId);
+
+        // telemetry.proto imports google/protobuf/timestamp.proto: registered under its own subject only when not skipped.
+        using var client = new RegistryClient(_registry.Url);
+        RegistrySchema written = await client.GetLatestVersionAsync("in-value");
+        if (skip)
+        {
+            Assert.Empty(written.References);
+            await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => client.GetLatestVersionAsync("google/protobuf/timestamp.proto"));
+        }
+        else
+        {
+            Assert.Equal("google/protobuf/timestamp.proto", Assert.Single(written.References).Name);
+            Assert.Equal(1, (await client.GetLatestVersionAsync("google/protobuf/timestamp.proto")).Version);
+        }
+    }
 }
