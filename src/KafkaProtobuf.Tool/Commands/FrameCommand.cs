@@ -82,7 +82,7 @@ internal static class FrameCommand
                     return ExitCodes.BadRecords;
                 }
 
-                await output.WriteAsync(Layout(data, part, source is not null)).ConfigureAwait(false);
+                await output.WriteAsync(Layout(data, part, source is not null, component)).ConfigureAwait(false);
                 return part.IsBad ? ExitCodes.BadRecords : ExitCodes.Ok;
             }
         });
@@ -93,7 +93,7 @@ internal static class FrameCommand
     internal const int HexBytesShown = 256;
 
     /// <summary>The human layout: the bytes in hex, then one line per framing part, then the message or the error.</summary>
-    internal static string Layout(byte[] data, DecodedPart part, bool haveSchemas)
+    internal static string Layout(byte[] data, DecodedPart part, bool haveSchemas, MessageComponentType component = MessageComponentType.Value)
     {
         var text = new StringBuilder();
         string hex = string.Join(' ', data.Take(HexBytesShown).Select(b => b.ToString("x2", CultureInfo.InvariantCulture)));
@@ -113,7 +113,9 @@ internal static class FrameCommand
             return text.ToString();
         }
 
-        text.Append("magic byte     ").AppendLine(framing.Placement == SchemaIdPlacement.Header ? "(in the schema-id header)" : $"0x{data[0]:x2} at 0");
+        text.Append("magic byte     ").AppendLine(framing.Placement == SchemaIdPlacement.Header
+            ? "(in the " + (component == MessageComponentType.Key ? SchemaIdHeaderNames.Key : SchemaIdHeaderNames.Value) + " header)"
+            : $"0x{data[0]:x2} at 0");
         text.Append("schema        ").AppendLine(framing.SchemaId.Guid is { } guid ? " GUID " + guid.ToString("D") : " id " + framing.SchemaId.Id?.ToString(CultureInfo.InvariantCulture));
         text.Append("message index  ").AppendLine(MessageIndexPath.Format(framing.Path, framing.Path.Length));
         text.Append("payload        ").Append(framing.PayloadLength.ToString(CultureInfo.InvariantCulture)).Append(" bytes at ").AppendLine(framing.PayloadOffset.ToString(CultureInfo.InvariantCulture));

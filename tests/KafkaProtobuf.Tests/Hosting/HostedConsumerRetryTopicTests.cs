@@ -350,4 +350,50 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
             int.Parse(First(DeadLetterHeaderNames.SourcePartition), CultureInfo.InvariantCulture),
             long.Parse(First(DeadLetterHeaderNames.SourceOffset), CultureInfo.InvariantCulture));
     }
+
+    [Fact]
+    public async Task ARestart_WhileARecordWaitsInItsRetryTopic_HandlesItOnce_NoSoonerThanDue_AfterTheRestart()
+    {
+        // Record 2 fails its one attempt and waits 8 s in the retry topic; the consumer stops and a new one starts in its
+        // place meanwhile. The new one finds the record in the retry topic (not committed past it) and waits out the rest.
+        ProduceAcrossPartitions("restarted", 1, 6);
+        Cluster.CreateTopic("restarted.retry.1", 1);
+        Cluster.CreateTopic("restarted.dlq", 1);
+        var calls = new ConcurrentQueue<(string Host, bool Retry, long Offset, DateTimeOffset? Due, DateTimeOffset At)>();
+
+        Func<ConsumeResult<string, Device>, CancellationToken, Task> Handler(string host) => (record, _) =>
+        {
+            bool retry = AttemptOf(record.Message.Headers) > 0;
+            calls.Enqueue((host, retry, record.Offset.Value, Time(record.Message.Headers, RetryHeaderNames.Due), DateTimeOffset.UtcNow));
+            return record.Offset.Value == 2 && !retry ? Task.FromException(new TimeoutException("no answer")) : Task.CompletedTask;
+        };
+
+        static void WaitEight(KafkaProtobufConsumerOptions options)
+        {
+            options.HandlerFailures.MaxAttempts = 1;
+            options.RetryTopics.Delays.Add(TimeSpan.FromSeconds(8));
+        }
+
+        IHost before = StartHost("restarted", "restarted", Handler("before"), WaitEight);
+        Wait.Until(() => Committed("restarted", 1)[0] == 6 && EndOffset("restarted.retry.1") == 1, "the topic handled and the failed record's copy in the retry topic", Deadline);
+        await before.StopAsync().WaitAsync(Deadline);
+        bool stoppedBeforeDue = !calls.Any(c => c.Retry); // for the message only: a very slow machine may reach the due time first
+        IHost after = StartHost("restarted", "restarted", Handler("after"), WaitEight);
+        Wait.Until(() => calls.Any(c => c.Retry) && Committed("restarted.retry.1", 1)[0] == 1, "the waiting record handled after the restart and committed", Deadline);
+        await after.StopAsync().WaitAsync(Deadline);
+
+        var retried = calls.Where(c => c.Retry).ToList();
+        Assert.Single(retried);
+        Assert.Equal(2L, retried[0].Offset); // seen as its original
+        Assert.True(retried[0].At >= retried[0].Due, $"handled at {retried[0].At:O}, before its due time {retried[0].Due:O}");
+        Assert.True(!stoppedBeforeDue || retried[0].Host == "after", "handled by the consumer that stopped, after it stopped");
+        Assert.Equal([0L, 1, 2, 3, 4, 5], calls.Where(c => !c.Retry && c.Host == "before").Select(c => c.Offset).Order());
+        Assert.DoesNotContain(calls, c => !c.Retry && c.Host == "after"); // the main topic's records were all committed before
+    }
+
+    private long EndOffset(string topic)
+    {
+        using IConsumer<Ignore, Ignore> reader = new ConsumerBuilder<Ignore, Ignore>(Cluster.CreateConsumerConfig(Group + "-watermarks")).Build();
+        return reader.QueryWatermarkOffsets(new TopicPartition(topic, 0), TimeSpan.FromSeconds(10)).High.Value;
+    }
 }
