@@ -16,29 +16,23 @@ namespace KafkaProtobuf.Tests.Registry;
 /// </summary>
 public sealed class OAuthTokenEndpointFaultTests : IDisposable
 {
-    private const string ClientId = "orders-service";
-    private const string ClientSecret = "s3cret-Value-42";
+    private readonly OAuthProtectedRegistry _protected = new();
+    private readonly InProcessSchemaRegistry _registry;
+    private readonly InProcessTokenEndpoint _endpoint;
 
-    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
-    private readonly InProcessTokenEndpoint _endpoint = new(ClientId, ClientSecret, TimeSpan.FromMinutes(5));
-
-    public OAuthTokenEndpointFaultTests() => _registry.RequireBearerToken(_endpoint.IsValid);
-
-    public void Dispose()
+    public OAuthTokenEndpointFaultTests()
     {
-        _registry.Dispose();
-        _endpoint.Dispose();
+        _registry = _protected.Registry;
+        _endpoint = _protected.Endpoint;
     }
 
-    private RegistryClient Client(int maxRetries = 0, TimeProvider? clock = null, TimeSpan? timeout = null) => new(new RegistryClientOptions
+    public void Dispose() => _protected.Dispose();
+
+    private RegistryClient Client(int maxRetries = 0, TimeProvider? clock = null, TimeSpan? timeout = null) => _protected.Client(options =>
     {
-        Urls = { _registry.Url },
-        OAuth = new OAuthClientCredentials { TokenEndpoint = _endpoint.Url, ClientId = ClientId, ClientSecret = ClientSecret },
-        MaxRetries = maxRetries,
-        RetryBackoff = TimeSpan.FromMilliseconds(10),
-        MaxRetryBackoff = TimeSpan.FromMilliseconds(50),
-        RequestTimeout = timeout ?? TimeSpan.FromSeconds(30),
-        TimeProvider = clock ?? TimeProvider.System,
+        options.MaxRetries = maxRetries;
+        options.RequestTimeout = timeout ?? TimeSpan.FromSeconds(30);
+        options.TimeProvider = clock ?? TimeProvider.System;
     });
 
     private static Task<RegistrySchema> Register(RegistryClient client, string name) =>

@@ -17,32 +17,29 @@ namespace KafkaProtobuf.Tests.Registry;
 /// </summary>
 public sealed class RegistryAuthenticationTests : IDisposable
 {
-    private const string ClientId = "orders-service";
-    private const string ClientSecret = "s3cret-Value-42";
+    private const string ClientId = OAuthProtectedRegistry.ClientId;
+    private const string ClientSecret = OAuthProtectedRegistry.ClientSecret;
 
-    private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();
-    private readonly InProcessTokenEndpoint _endpoint = new(ClientId, ClientSecret, TimeSpan.FromMinutes(5));
+    private readonly OAuthProtectedRegistry _protected = new();
+    private readonly InProcessSchemaRegistry _registry;
+    private readonly InProcessTokenEndpoint _endpoint;
 
-    public RegistryAuthenticationTests() => _registry.RequireBearerToken(_endpoint.IsValid);
-
-    public void Dispose()
+    public RegistryAuthenticationTests()
     {
-        _registry.Dispose();
-        _endpoint.Dispose();
+        _registry = _protected.Registry;
+        _endpoint = _protected.Endpoint;
     }
 
-    private RegistryClient OAuthClient(string secret = ClientSecret, Action<RegistryClientOptions>? configure = null)
-    {
-        var options = new RegistryClientOptions
-        {
-            Urls = { _registry.Url },
-            OAuth = new OAuthClientCredentials { TokenEndpoint = _endpoint.Url, ClientId = ClientId, ClientSecret = secret, Scope = "registry.read" },
-            RetryBackoff = TimeSpan.FromMilliseconds(10),
-            MaxRetryBackoff = TimeSpan.FromMilliseconds(50),
-        };
-        configure?.Invoke(options);
-        return new RegistryClient(options);
-    }
+    public void Dispose() => _protected.Dispose();
+
+    private RegistryClient OAuthClient(string secret = ClientSecret, Action<RegistryClientOptions>? configure = null) =>
+        _protected.Client(
+            options =>
+            {
+                options.OAuth!.Scope = "registry.read";
+                configure?.Invoke(options);
+            },
+            secret);
 
     private static Task<RegistrySchema> Register(RegistryClient client, string subject) =>
         client.RegisterAsync(subject, "syntax = \"proto3\"; message M" + subject.Replace("-", string.Empty, StringComparison.Ordinal) + " {}", "PROTOBUF", [], normalize: false);
