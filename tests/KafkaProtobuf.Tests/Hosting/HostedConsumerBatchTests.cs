@@ -528,7 +528,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     }
 
     /// <summary>Completes when the consumer has let partitions go (after its revoke waited for their handlers); counts the partitions it owns and its deliveries.</summary>
-    private sealed class RevokeProbe(TaskCompletionSource revoked) : IConsumerProbe
+    private sealed class RevokeProbe(TaskCompletionSource revoked) : ConsumerProbe
     {
         private int _owned;
         private int _deliveries;
@@ -544,15 +544,15 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
 
         public ConcurrentQueue<long> DeadLetteredAt { get; } = new();
 
-        public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
+        public override void Revoked(string consumer, List<TopicPartitionOffset> partitions)
         {
             Interlocked.Add(ref _owned, -partitions.Count);
             revoked.TrySetResult();
         }
 
-        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) => Interlocked.Add(ref _owned, partitions.Count);
+        public override void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) => Interlocked.Add(ref _owned, partitions.Count);
 
-        public void Delivered(string consumer, TopicPartitionOffset record)
+        public override void Delivered(string consumer, TopicPartitionOffset record)
         {
             Interlocked.Increment(ref _deliveries);
             long seen;
@@ -561,20 +561,8 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             }
         }
 
-        public void Stored(string consumer, TopicPartitionOffset record)
-        {
-        }
+        public override void DeadLettered(string consumer, TopicPartitionOffset record) => DeadLetteredAt.Enqueue(record.Offset.Value);
 
-        public void DeadLettered(string consumer, TopicPartitionOffset record) => DeadLetteredAt.Enqueue(record.Offset.Value);
-
-        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable) => MovedBackTo.Enqueue(record.Offset.Value);
-
-        public void Committed(string consumer, CommittedOffsets offsets)
-        {
-        }
-
-        public void ClientError(string consumer, Error error)
-        {
-        }
+        public override void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable) => MovedBackTo.Enqueue(record.Offset.Value);
     }
 }

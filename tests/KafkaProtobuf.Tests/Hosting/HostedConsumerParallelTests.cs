@@ -247,7 +247,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     }
 
     /// <summary>What the consumer stored and dead-lettered, in the order it did so.</summary>
-    private sealed class StoreProbe : IConsumerProbe
+    private sealed class StoreProbe : ConsumerProbe
     {
         private readonly ConcurrentQueue<(TopicPartitionOffset Record, bool DeadLettered)> _events = new();
 
@@ -255,33 +255,9 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
 
         public List<long> StoredOrDeadLettered(int partition) => [.. _events.Where(e => e.Record.Partition.Value == partition).Select(e => e.Record.Offset.Value)];
 
-        public void Stored(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, false));
+        public override void Stored(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, false));
 
-        public void DeadLettered(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, true));
-
-        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
-        {
-        }
-
-        public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
-        {
-        }
-
-        public void Delivered(string consumer, TopicPartitionOffset record)
-        {
-        }
-
-        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
-        {
-        }
-
-        public void Committed(string consumer, CommittedOffsets offsets)
-        {
-        }
-
-        public void ClientError(string consumer, Error error)
-        {
-        }
+        public override void DeadLettered(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, true));
     }
 
     private static void InterlockedMax(ref int target, int value)

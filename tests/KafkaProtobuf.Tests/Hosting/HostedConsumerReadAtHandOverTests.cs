@@ -188,7 +188,7 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         }
     }
 
-    private sealed class DeliveryProbe : IConsumerProbe
+    private sealed class DeliveryProbe : ConsumerProbe
     {
         private readonly ConcurrentQueue<long> _movedBack = new();
         private readonly ConcurrentQueue<long> _deadLettered = new();
@@ -203,9 +203,9 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
 
         public List<long> StoredOrDeadLettered => [.. _storedOrDeadLettered];
 
-        public void Delivered(string consumer, TopicPartitionOffset record) => Interlocked.Increment(ref _delivered);
+        public override void Delivered(string consumer, TopicPartitionOffset record) => Interlocked.Increment(ref _delivered);
 
-        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        public override void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
         {
             if (schemaUnavailable)
             {
@@ -213,28 +213,12 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
             }
         }
 
-        public void DeadLettered(string consumer, TopicPartitionOffset record)
+        public override void DeadLettered(string consumer, TopicPartitionOffset record)
         {
             _deadLettered.Enqueue(record.Offset.Value);
             _storedOrDeadLettered.Enqueue(record.Offset.Value);
         }
 
-        public void Stored(string consumer, TopicPartitionOffset record) => _storedOrDeadLettered.Enqueue(record.Offset.Value);
-
-        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
-        {
-        }
-
-        public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
-        {
-        }
-
-        public void Committed(string consumer, CommittedOffsets offsets)
-        {
-        }
-
-        public void ClientError(string consumer, Error error)
-        {
-        }
+        public override void Stored(string consumer, TopicPartitionOffset record) => _storedOrDeadLettered.Enqueue(record.Offset.Value);
     }
 }

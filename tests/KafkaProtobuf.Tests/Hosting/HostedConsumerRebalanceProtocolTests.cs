@@ -224,7 +224,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
         }
 
         IHost firstHost = StartHost("first", "waiting", Handler("first"), Options, services => services.AddSingleton<IConsumerProbe>(first));
-        Wait.Until(() => first.Delivered.Any(r => r.Topic == "waiting.retry.1"), "the first member to read the record waiting in the retry topic", Deadline);
+        Wait.Until(() => first.Deliveries.Any(r => r.Topic == "waiting.retry.1"), "the first member to read the record waiting in the retry topic", Deadline);
         IHost secondHost = StartHost("second", "waiting", Handler("second"), Options, services => services.AddSingleton<IConsumerProbe>(second));
         Wait.Until(() => second.Owned.Count > 0, "the second member to be assigned partitions", Deadline);
         bool joinedBeforeDue = !calls.Any(c => c.Retry); // for the report only: on a slow machine the record may be due before the rebalance ends
@@ -299,14 +299,14 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
         host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single();
 
     /// <summary>What one member owns and had taken away, from its consumer's own callbacks; and which of its handlers have held once.</summary>
-    private sealed class MemberProbe : IConsumerProbe
+    private sealed class MemberProbe : ConsumerProbe
     {
         private readonly object _gate = new();
         private readonly HashSet<(string Topic, int Partition)> _owned = [];
         private readonly List<(string Topic, int Partition)> _revoked = [];
         private readonly ConcurrentDictionary<int, bool> _held = new();
 
-        public ConcurrentQueue<TopicPartitionOffset> Delivered { get; } = new();
+        public ConcurrentQueue<TopicPartitionOffset> Deliveries { get; } = new();
 
         /// <summary>The partitions of the test's one topic this member owns, by number.</summary>
         public List<int> Owned => OwnedPartitions.Select(p => p.Partition).ToList();
@@ -341,7 +341,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             }
         }
 
-        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
+        public override void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
         {
             lock (_gate)
             {
@@ -349,7 +349,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             }
         }
 
-        public void Revoked(string consumer, List<TopicPartitionOffset> partitions)
+        public override void Revoked(string consumer, List<TopicPartitionOffset> partitions)
         {
             lock (_gate)
             {
@@ -361,26 +361,6 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             }
         }
 
-        void IConsumerProbe.Delivered(string consumer, TopicPartitionOffset record) => Delivered.Enqueue(record);
-
-        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
-        {
-        }
-
-        public void DeadLettered(string consumer, TopicPartitionOffset record)
-        {
-        }
-
-        public void Stored(string consumer, TopicPartitionOffset record)
-        {
-        }
-
-        public void Committed(string consumer, CommittedOffsets offsets)
-        {
-        }
-
-        public void ClientError(string consumer, Error error)
-        {
-        }
+        public override void Delivered(string consumer, TopicPartitionOffset record) => Deliveries.Enqueue(record);
     }
 }

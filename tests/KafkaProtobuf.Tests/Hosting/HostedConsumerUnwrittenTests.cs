@@ -90,46 +90,18 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
     }
 
     /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written.</summary>
-    private sealed class MoveBackCount : IConsumerProbe
+    private sealed class MoveBackCount : ConsumerProbe
     {
         private int _count;
 
         public int Count => Volatile.Read(ref _count);
 
-        public void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        public override void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
         {
             if (!schemaUnavailable)
             {
                 Interlocked.Increment(ref _count);
             }
-        }
-
-        public void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, System.Collections.Generic.List<TopicPartition> partitions)
-        {
-        }
-
-        public void Revoked(string consumer, System.Collections.Generic.List<TopicPartitionOffset> partitions)
-        {
-        }
-
-        public void Delivered(string consumer, TopicPartitionOffset record)
-        {
-        }
-
-        public void DeadLettered(string consumer, TopicPartitionOffset record)
-        {
-        }
-
-        public void Stored(string consumer, TopicPartitionOffset record)
-        {
-        }
-
-        public void Committed(string consumer, CommittedOffsets offsets)
-        {
-        }
-
-        public void ClientError(string consumer, Error error)
-        {
         }
     }
 }

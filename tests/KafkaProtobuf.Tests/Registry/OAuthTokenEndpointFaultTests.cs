@@ -88,9 +88,23 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
         Assert.Contains("the OAuth token endpoint gave no token within 500 ms", e.Message, StringComparison.Ordinal);
         Assert.Equal(0, _registry.TotalRequestCount);
 
+        // Once the endpoint answers, so does the client. Each try still has 500 ms: on a loaded machine a try may run out
+        // again (seen on .NET 8 under load), so it tries until a minute has passed, and only that outage may recur.
         _endpoint.Release();
-        await Register(client, "Answered");
-        Assert.Equal(1, _registry.TotalRequestCount);
+        DateTime end = DateTime.UtcNow.AddMinutes(1);
+        while (true)
+        {
+            try
+            {
+                await Register(client, "Answered");
+                break;
+            }
+            catch (SchemaRegistryRequestException again) when (again.Message.Contains("gave no token within 500 ms", StringComparison.Ordinal) && DateTime.UtcNow < end)
+            {
+            }
+        }
+
+        Assert.Equal(1, _registry.TotalRequestCount); // only the request with a token reached the registry
     }
 
     [Theory]
