@@ -14,7 +14,11 @@ namespace KafkaProtobuf.Hosting.Batching;
 internal sealed class BatchCollector<TKey, TValue>
 {
     private readonly Dictionary<(string Topic, int Partition), RecordBatch<TKey, TValue>> _open = [];
-    private readonly Queue<RecordBatch<TKey, TValue>> _byAge = new(); // open batches in the order they opened, so in due order (closed ones skipped)
+    // When each batch opened is due, in the order they opened (so in due order), by its slot and due time only: an entry
+    // outlives its batch until it reaches the head, and must not keep a handed-over batch's records alive that long
+    // (behind a quiet partition's batch, a second of every other partition's records). An entry whose slot's open batch
+    // is gone, or is another with another due time, is stale and skipped.
+    private readonly Queue<((string Topic, int Partition) Slot, TimeSpan DueAt)> _byAge = new();
     private readonly int _maxSize;
     private readonly TimeSpan _maxWait;
     private readonly bool _acrossPartitions;
@@ -42,8 +46,7 @@ internal sealed class BatchCollector<TKey, TValue>
         if (!_open.TryGetValue(slot, out RecordBatch<TKey, TValue>? batch))
         {
             batch = new RecordBatch<TKey, TValue>(_maxSize) { DueAt = _clock.Now + _maxWait };
-            _open.Add(slot, batch);
-            _byAge.Enqueue(batch);
+            Open(slot, batch);
         }
 
         batch.Add(record, handlerView, key, keyIsNull, value, valueIsNull);
@@ -64,15 +67,15 @@ internal sealed class BatchCollector<TKey, TValue>
     /// <summary>An open batch whose first record has waited <see cref="BatchOptions.MaxWait"/>, the oldest first.</summary>
     public bool TryTakeDue(out RecordBatch<TKey, TValue> batch)
     {
-        while (_byAge.Count > 0 && _byAge.Peek().Sealed)
+        while (_byAge.Count > 0 && OpenBatchOf(_byAge.Peek()) is null)
         {
             _byAge.Dequeue();
         }
 
         if (_byAge.Count > 0 && _byAge.Peek().DueAt <= _clock.Now)
         {
-            batch = _byAge.Dequeue();
-            Close(SlotOf(batch.Topic, batch.Partition), batch);
+            ((string, int) slot, _) = _byAge.Dequeue();
+            batch = Close(slot, _open[slot]);
             return true;
         }
 
@@ -85,11 +88,11 @@ internal sealed class BatchCollector<TKey, TValue>
     {
         get
         {
-            foreach (RecordBatch<TKey, TValue> batch in _byAge)
+            foreach (((string, int) Slot, TimeSpan DueAt) entry in _byAge)
             {
-                if (!batch.Sealed)
+                if (OpenBatchOf(entry) is not null)
                 {
-                    TimeSpan left = batch.DueAt - _clock.Now;
+                    TimeSpan left = entry.DueAt - _clock.Now;
                     return left > TimeSpan.Zero ? left : TimeSpan.Zero;
                 }
             }
@@ -118,8 +121,7 @@ internal sealed class BatchCollector<TKey, TValue>
         RecordBatch<TKey, TValue> rest = batch.Without(partition);
         if (rest.Count > 0)
         {
-            _open.Add(slot, rest);
-            _byAge.Enqueue(rest);
+            Open(slot, rest);
             Collecting += rest.Count;
         }
     }
@@ -142,7 +144,6 @@ internal sealed class BatchCollector<TKey, TValue>
     {
         foreach (RecordBatch<TKey, TValue> batch in _open.Values)
         {
-            batch.Sealed = true;
             batch.ReturnBytes();
         }
 
@@ -151,10 +152,19 @@ internal sealed class BatchCollector<TKey, TValue>
         Collecting = 0;
     }
 
+    private void Open((string, int) slot, RecordBatch<TKey, TValue> batch)
+    {
+        _open.Add(slot, batch);
+        _byAge.Enqueue((slot, batch.DueAt));
+    }
+
+    /// <summary>The open batch an entry of <see cref="_byAge"/> stands for; null if it is stale.</summary>
+    private RecordBatch<TKey, TValue>? OpenBatchOf(((string, int) Slot, TimeSpan DueAt) entry) =>
+        _open.TryGetValue(entry.Slot, out RecordBatch<TKey, TValue>? batch) && batch.DueAt == entry.DueAt ? batch : null;
+
     private RecordBatch<TKey, TValue> Close((string, int) slot, RecordBatch<TKey, TValue> batch)
     {
         _open.Remove(slot);
-        batch.Sealed = true;
         Collecting -= batch.Count;
         return batch;
     }

@@ -34,9 +34,6 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
     /// <summary>When the batch is handed over however full it is (<see cref="SchedulerClock.Now"/> of its first record plus the wait).</summary>
     public TimeSpan DueAt { get; set; }
 
-    /// <summary>No longer collecting: handed over or discarded.</summary>
-    public bool Sealed { get; set; }
-
     /// <summary>After a failed batch was split: what became of each record; null while the batch's own <see cref="ScheduledWork.Result"/> says it for all.</summary>
     public HandlerResult[]? RecordResults { get; set; }
 
@@ -116,7 +113,7 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
     /// <summary>The last record of each partition in the batch, the last first: where each partition's offset is stored once the batch is handled.</summary>
     public List<ConsumeResult<TKey, TValue>> LastOfEachPartition() => OnePerPartition(0, lastOfEach: true);
 
-    /// <summary>A new batch of the records not of <paramref name="partition"/>, due when this one was (this one is closed and released).</summary>
+    /// <summary>A new batch of the records not of <paramref name="partition"/>, due when this one was (this one gives its bytes back).</summary>
     public RecordBatch<TKey, TValue> Without(TopicPartition partition)
     {
         var rest = new RecordBatch<TKey, TValue>(_records.Capacity) { DueAt = DueAt };
@@ -131,7 +128,6 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
             }
         }
 
-        Sealed = true;
         ReturnBytes();
         return rest;
     }

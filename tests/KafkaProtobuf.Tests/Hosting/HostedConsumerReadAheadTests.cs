@@ -26,7 +26,8 @@ public sealed class HostedConsumerReadAheadRunsAlone;
 /// <summary>
 /// The read-ahead budget (<see cref="KafkaProtobufConsumerOptions.MaxReadAheadBytes"/>) on the embedded cluster: a
 /// backlog many times the budget, large records on many partitions, and handlers that finish only when the test lets
-/// them, so that what the consumer takes is decided by the bytes it read, not by how fast anything ran.
+/// them, so that what the consumer takes is decided by the bytes it read, not by how fast anything ran. And what is
+/// handled is let go: batches handed over are not held behind a batch still collecting.
 /// </summary>
 [Collection(nameof(HostedConsumerReadAheadTests))]
 public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : HostedConsumerTestBase("read-ahead")
@@ -43,7 +44,7 @@ public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : Hos
     public async Task ABacklogTwelveTimesTheBudget_IsTakenWithinIt_WithLiveMemoryWithinIt_AndEveryRecordHandledInOrder()
     {
         Cluster.CreateTopic("large", Partitions);
-        long largest = Produce("large");
+        long largest = Produce("large", _ => PerPartition);
         Assert.True(ReadAhead.Charge((long)Partitions * PerPartition * ValueBytes, Partitions * PerPartition) > 12 * Budget);
 
         var handled = new ConcurrentQueue<(int Partition, long Offset)>();
@@ -84,15 +85,57 @@ public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : Hos
         Assert.Equal(Enumerable.Repeat((long)PerPartition, Partitions), Committed("large", Partitions));
     }
 
-    /// <summary>Devices of <see cref="ValueBytes"/> digest bytes on every partition; returns the largest record's read-ahead charge.</summary>
-    private long Produce(string topic)
+    [Fact]
+    public async Task BatchesHandedOver_AreNotKeptInMemory_BehindAQuietPartitionsOpenBatch()
+    {
+        // Partition 0 holds one record: its batch stays open (the wait is longer than the test) while the other
+        // partitions' batches are handed over and handled. What was handled must be free to collect.
+        const int Busy = 24;
+        Cluster.CreateTopic("quiet", Partitions);
+        long largest = Produce("quiet", p => p == 0 ? 1 : Busy);
+        var handled = new ConcurrentQueue<(int Partition, long Offset)>();
+        long baseline = GC.GetTotalMemory(forceFullCollection: true);
+        IHost host = StartHost("quiet", "quiet", builder => builder.HandleBatch((batch, _) =>
+        {
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                handled.Enqueue((record.Partition.Value, record.Offset.Value));
+            }
+
+            return Task.CompletedTask;
+        }), options =>
+        {
+            options.MaxConcurrentHandlers = 2;
+            options.Batches.MaxSize = 2;
+            options.Batches.MaxWait = TimeSpan.FromMinutes(10);
+        });
+
+        int busyRecords = (Partitions - 1) * Busy;
+        Wait.Until(() => handled.Count >= busyRecords, () => $"the busy partitions' {busyRecords} records handled (so far {handled.Count})", Deadline);
+        long live = GC.GetTotalMemory(forceFullCollection: true) - baseline;
+        await host.StopAsync().WaitAsync(Deadline);
+        output.WriteLine($"live memory grew by {live:N0} bytes after {busyRecords} records were handled (each charged at most {largest:N0} bytes by the read-ahead count)");
+
+        Assert.Equal(busyRecords, handled.Count);
+        Assert.DoesNotContain(handled, h => h.Partition == 0); // its batch was still open
+        Assert.True(live < (2 * largest) + Overhead, $"live memory grew by {live:N0} bytes: handled records are still held ({busyRecords} handled, each charged at most {largest:N0} bytes)");
+    }
+
+    /// <summary>Devices of <see cref="ValueBytes"/> digest bytes on every partition, <paramref name="recordsOf"/> a partition; returns the largest record's read-ahead charge.</summary>
+    private long Produce(string topic, Func<int, int> recordsOf)
     {
         using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build();
         long largest = 0;
-        for (int offset = 0; offset < PerPartition; offset++)
+        int most = Enumerable.Range(0, Partitions).Max(recordsOf);
+        for (int offset = 0; offset < most; offset++)
         {
             for (int p = 0; p < Partitions; p++)
             {
+                if (offset >= recordsOf(p))
+                {
+                    continue;
+                }
+
                 var device = new Device
                 {
                     Id = "device-" + ((p * 1000) + offset),

@@ -1,5 +1,6 @@
 using System;
 using System.Linq;
+using System.Runtime.CompilerServices;
 using System.Text;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
@@ -72,6 +73,43 @@ public sealed class BatchCollectorTests
         Assert.True(collector.TryTakeDue(out RecordBatch<string, string> second));
         Assert.Equal(1, second.Partition.Value);
         Assert.Null(collector.UntilNextDue);
+    }
+
+    [Fact]
+    public void AHandedOverBatch_IsNotKeptAlive_BehindAQuietPartitionsOlderOpenBatch()
+    {
+        // A quiet partition's batch waits up to MaxWait; meanwhile the busy partitions' batches are handed over,
+        // concluded and dropped. The collector must not hold them (and every record in them) until the quiet one closes.
+        BatchCollector<string, string> collector = Collector(maxSize: 2);
+        Add(collector, 0, 0); // opens first, stays open
+
+        WeakReference[] handedOver = HandOverBusyPartitionsBatches(collector, batches: 50);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+
+        Assert.Equal(0, handedOver.Count(reference => reference.IsAlive));
+        Assert.Equal(1, collector.Collecting);
+        _clock.Time += TimeSpan.FromSeconds(1);
+        Assert.True(collector.TryTakeDue(out RecordBatch<string, string> quiet));
+        Assert.Equal([0L], Offsets(quiet));
+        Assert.False(collector.TryTakeDue(out _));
+        Assert.Null(collector.UntilNextDue);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)] // the batches must not stay alive in the test's own locals
+    private static WeakReference[] HandOverBusyPartitionsBatches(BatchCollector<string, string> collector, int batches)
+    {
+        var handedOver = new WeakReference[batches];
+        for (int i = 0; i < batches; i++)
+        {
+            Add(collector, 1, 2 * i);
+            RecordBatch<string, string> full = Add(collector, 1, (2 * i) + 1)!;
+            full.ReturnBytes(); // concluded
+            handedOver[i] = new WeakReference(full);
+        }
+
+        return handedOver;
     }
 
     [Fact]

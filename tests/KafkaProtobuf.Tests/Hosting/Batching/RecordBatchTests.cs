@@ -63,14 +63,14 @@ public sealed class RecordBatchTests
     }
 
     [Fact]
-    public void WithoutARevokedPartition_TheRestKeepTheirOrderAndBytes_AndTheOldBatchIsSealed()
+    public void WithoutARevokedPartition_TheRestKeepTheirOrderAndBytes_AndTheOldBatchGivesItsBytesBack()
     {
         RecordBatch<string, string> batch = Across();
         batch.DueAt = TimeSpan.FromSeconds(7);
 
         RecordBatch<string, string> rest = batch.Without(new TopicPartition("orders", 0));
 
-        Assert.True(batch.Sealed);
+        Assert.Equal(0, batch.ByteCount);
         Assert.Equal(["1@20", "2@30", "1@21"], Text(rest.Select(r => r.TopicPartitionOffset)));
         Assert.Equal(TimeSpan.FromSeconds(7), rest.DueAt);
         Assert.Equal("v30", Encoding.UTF8.GetString(rest.BytesOf(1).Value!));
