@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text;
 
 namespace KafkaProtobuf.Tool.Output;
@@ -33,13 +32,9 @@ internal static class TerminalText
         var safe = new StringBuilder(text.Length + 16);
         foreach (char c in text)
         {
-            if (controls && IsControl(c))
+            if (controls || BoundedText.IsBidiControl(c))
             {
-                safe.Append("\\x").Append(((int)c).ToString("x2", CultureInfo.InvariantCulture));
-            }
-            else if (IsBidiControl(c))
-            {
-                safe.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
+                BoundedText.AppendInert(safe, c); // the escapes every package's messages use
             }
             else
             {
@@ -54,7 +49,7 @@ internal static class TerminalText
     {
         foreach (char c in text)
         {
-            if (IsBidiControl(c) || (controls && IsControl(c)))
+            if (BoundedText.IsBidiControl(c) || (controls && BoundedText.IsControl(c)))
             {
                 return true;
             }
@@ -62,9 +57,4 @@ internal static class TerminalText
 
         return false;
     }
-
-    private static bool IsControl(char c) => c < 0x20 || (c >= 0x7f && c <= 0x9f);
-
-    /// <summary>Bidirectional formatting: the embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and marks.</summary>
-    private static bool IsBidiControl(char c) => c is (>= '\u202a' and <= '\u202e') or (>= '\u2066' and <= '\u2069') or '\u200e' or '\u200f' or '\u061c';
 }

@@ -41,6 +41,9 @@ public static class HostileRecords
     /// <summary>What terminal escapes and bidirectional controls look like in a hostile string.</summary>
     public const string Escapes = "\u001b[2J\u001b]0;owned\u0007\u202eevil\u202c";
 
+    /// <summary><see cref="Escapes"/> as every message quotes it: each control and bidirectional character written out.</summary>
+    public const string EscapesWrittenOut = @"\x1b[2J\x1b]0;owned\x07\u202eevil\u202c";
+
     public static IReadOnlyList<HostileRecord> All { get; } = Build();
 
     /// <summary>The registry the table's schema ids need: the good one, and each way of answering unusably.</summary>
@@ -89,7 +92,7 @@ public static class HostileRecords
             Poison("1", "an Avro schema's id, as an Avro producer writes a null", Bytes("00 00000003 00"), FrameErrorCode.UnusableWriterSchema, "is an AVRO schema, not Protobuf"),
             Poison("1", "a descriptor that does not build", [.. Bytes("00 00000004 00"), .. device], FrameErrorCode.UnusableWriterSchema, "its descriptor does not build"),
             Poison("1", "a reference the registry does not have (40402)", [.. Bytes("00 00000005 00"), .. device], FrameErrorCode.UnusableWriterSchema, "Version 7 not found"),
-            Poison("1", "a 422 for the id, its message full of escapes", [.. Bytes("00 00000006 00"), .. device], FrameErrorCode.UnusableWriterSchema, "Invalid schema " + Escapes),
+            Poison("1", "a 422 for the id, its message full of escapes", [.. Bytes("00 00000006 00"), .. device], FrameErrorCode.UnusableWriterSchema, "Invalid schema " + EscapesWrittenOut),
             Poison("1", "a 2xx whose JSON is no schema", [.. Bytes("00 00000007 00"), .. device], FrameErrorCode.UnusableWriterSchema, "the answer is not the JSON expected"),
 
             // Item 7: limits on what a registry can make us hold.
