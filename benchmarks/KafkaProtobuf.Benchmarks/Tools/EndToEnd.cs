@@ -105,14 +105,23 @@ public static class EndToEnd
         }
 
         // Each column's own median: on a noisy machine the round with the median throughput need not have the median CPU time.
-        Console.WriteLine($"| {(loops ? "Consume loop" : "Value deserializer")} | records/s | gen-0 GCs | allocated / record | CPU time / record ({(inProcess ? "process, broker included" : "consumer process only")}) | CPU time / record, each round |");
-        Console.WriteLine("|---|---:|---:|---:|---:|---|");
+        Console.WriteLine($"| {(loops ? "Consume loop" : "Value deserializer")} | records/s | gen-0 GCs | GC pause / record | allocated / record | CPU time / record ({(inProcess ? "process, broker included" : "consumer process only")}) | CPU time / record, each round |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---|");
         foreach ((string name, List<Sample> list) in samples)
         {
             Sample median = list.OrderBy(s => s.RecordsPerSecond).ElementAt(list.Count / 2);
             double cpu = list.Select(s => s.CpuNanosecondsPerRecord).Order().ElementAt(list.Count / 2);
+            double pause = list.Select(s => s.GcPauseNanosecondsPerRecord).Order().ElementAt(list.Count / 2);
             string each = string.Join(", ", list.Select(s => Micros(s.CpuNanosecondsPerRecord)));
-            Console.WriteLine($"| {name} | {median.RecordsPerSecond:N0} | {median.Gen0Collections} | {median.AllocatedPerRecord:N0} B | {Micros(cpu)} µs | {each} |");
+            Console.WriteLine($"| {name} | {median.RecordsPerSecond:N0} | {median.Gen0Collections} | {Micros(pause)} µs | {median.AllocatedPerRecord:N0} B | {Micros(cpu)} µs | {each} |");
+        }
+
+        // A handler that awaits: whether the consumer kept its slots full, and what the awaits themselves took on this machine.
+        foreach ((string name, List<Sample> list) in samples.Where(s => s.Value.All(x => !double.IsNaN(x.AwaitedMilliseconds))))
+        {
+            Console.WriteLine();
+            Console.WriteLine($"{name}: an await took {string.Join(", ", list.Select(s => s.AwaitedMilliseconds.ToString("F2", CultureInfo.InvariantCulture)))} ms on average; " +
+                              $"handlers awaiting as one began (itself included): {string.Join(", ", list.Select(s => s.InHandlersAtStart.ToString("F2", CultureInfo.InvariantCulture)))} (each round)");
         }
 
         // Paired: each mode's CPU per record over the first mode's in the same round (run one after the other, so both
@@ -234,9 +243,20 @@ public static class EndToEnd
 
     private sealed record Sample(double RecordsPerSecond, int Gen0Collections, double AllocatedPerRecord, double CpuNanosecondsPerRecord, double LoopThreadCpuNanosecondsPerRecord = double.NaN)
     {
+        public double GcPauseNanosecondsPerRecord { get; init; } = double.NaN;
+
+        public double AwaitedMilliseconds { get; init; } = double.NaN;
+
+        public double InHandlersAtStart { get; init; } = double.NaN;
+
         /// <summary>A loop's window; <paramref name="sequential"/>: the loop's thread did all its work (not so in partition-parallel modes, nor with a handler that awaits: it goes on on the thread pool).</summary>
         public static Sample Of(EndToEndWindow window, bool sequential = true) =>
-            new(window.RecordsPerSecond, window.Gen0Collections, window.AllocatedPerRecord, window.CpuNanosecondsPerRecord, sequential ? window.LoopThreadCpuNanosecondsPerRecord : double.NaN);
+            new(window.RecordsPerSecond, window.Gen0Collections, window.AllocatedPerRecord, window.CpuNanosecondsPerRecord, sequential ? window.LoopThreadCpuNanosecondsPerRecord : double.NaN)
+            {
+                GcPauseNanosecondsPerRecord = window.GcPauseNanosecondsPerRecord,
+                AwaitedMilliseconds = window.AwaitedMilliseconds,
+                InHandlersAtStart = window.InHandlersAtStart,
+            };
     }
 
     private sealed class Broker : IDisposable

@@ -116,7 +116,7 @@ internal static class LoopComparison
                 ? (batch, _) => HandleBatch(batch, window)
                 : async (batch, token) =>
                 {
-                    await Task.Delay(handlerDelay, token); // one bulk insert, one HTTP call for the batch
+                    await window.AwaitAsync(handlerDelay, token); // one bulk insert, one HTTP call for the batch
                     await HandleBatch(batch, window);
                 });
         }
@@ -126,7 +126,7 @@ internal static class LoopComparison
                 ? (record, _) => Handle(record.Message.Value, window)
                 : async (record, token) =>
                 {
-                    await Task.Delay(handlerDelay, token); // a database write, an HTTP call
+                    await window.AwaitAsync(handlerDelay, token); // a database write, an HTTP call
                     await Handle(record.Message.Value, window);
                 });
         }
@@ -172,6 +172,11 @@ internal sealed class EndToEndWindow(int records)
     private long _allocatedAtFirst;
     private int _gen0AtFirst;
     private long _startTicks;
+    private TimeSpan _gcPauseAtFirst;
+    private int _inHandlers;
+    private long _awaits;
+    private long _inHandlersAtStarts;
+    private long _awaitedTicks;
 
     public int Count => Volatile.Read(ref _count);
 
@@ -186,6 +191,32 @@ internal sealed class EndToEndWindow(int records)
     public double AllocatedPerRecord { get; private set; }
 
     public double CpuNanosecondsPerRecord { get; private set; }
+
+    /// <summary>The time the GC paused the process, per record: what a loop that keeps records alive across collections pays.</summary>
+    public double GcPauseNanosecondsPerRecord { get; private set; }
+
+    /// <summary>With a handler that awaits: how long an await took on average (a timer's own granularity and load stretch it).</summary>
+    public double AwaitedMilliseconds => _awaits == 0 ? double.NaN : _awaitedTicks * 1000.0 / Stopwatch.Frequency / _awaits;
+
+    /// <summary>With a handler that awaits: how many handlers (this one included) were awaiting on average as one began: how well the consumer fills its slots.</summary>
+    public double InHandlersAtStart => _awaits == 0 ? double.NaN : _inHandlersAtStarts / (double)_awaits;
+
+    /// <summary>A handler's await (its I/O), counted: how long it took and how many awaited beside it.</summary>
+    public async Task AwaitAsync(TimeSpan delay, CancellationToken token)
+    {
+        Interlocked.Add(ref _inHandlersAtStarts, Interlocked.Increment(ref _inHandlers));
+        long start = Stopwatch.GetTimestamp();
+        try
+        {
+            await Task.Delay(delay, token);
+        }
+        finally
+        {
+            Interlocked.Add(ref _awaitedTicks, Stopwatch.GetTimestamp() - start);
+            Interlocked.Increment(ref _awaits);
+            Interlocked.Decrement(ref _inHandlers);
+        }
+    }
 
     /// <summary>
     /// The consume loop's own thread's CPU per record, without librdkafka's threads (whose work is the same in every
@@ -206,6 +237,7 @@ internal sealed class EndToEndWindow(int records)
             _allocatedAtFirst = GC.GetTotalAllocatedBytes(precise: true);
             _gen0AtFirst = GC.CollectionCount(0);
             _startTicks = Stopwatch.GetTimestamp();
+            _gcPauseAtFirst = GC.GetTotalPauseDuration();
         }
         else if (count == records)
         {
@@ -218,6 +250,7 @@ internal sealed class EndToEndWindow(int records)
             }
             AllocatedPerRecord = (GC.GetTotalAllocatedBytes(precise: true) - _allocatedAtFirst) / (double)measured;
             Gen0Collections = GC.CollectionCount(0) - _gen0AtFirst;
+            GcPauseNanosecondsPerRecord = (GC.GetTotalPauseDuration() - _gcPauseAtFirst).TotalNanoseconds / measured;
             RecordsPerSecond = measured / seconds;
             GC.KeepAlive(_checksum);
             _finished.Set();
