@@ -17,15 +17,6 @@ namespace KafkaProtobuf.Tests.Registry;
 public sealed class OAuthTokenEndpointFaultTests : IDisposable
 {
     private readonly OAuthProtectedRegistry _protected = new();
-    private readonly InProcessSchemaRegistry _registry;
-    private readonly InProcessTokenEndpoint _endpoint;
-
-    public OAuthTokenEndpointFaultTests()
-    {
-        _registry = _protected.Registry;
-        _endpoint = _protected.Endpoint;
-    }
-
     public void Dispose() => _protected.Dispose();
 
     private RegistryClient Client(int maxRetries = 0, TimeProvider? clock = null, TimeSpan? timeout = null) => _protected.Client(options =>
@@ -48,7 +39,7 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
     public async Task AFailingAnswer_IsAnOutageSaidAsSuch_NotARefusal_AndTheNextTryGetsAToken(int status, string body, string says)
     {
         using RegistryClient client = Client();
-        _endpoint.AnswerNext(status, body, body.StartsWith('<') ? "text/html" : "application/json");
+        _protected.Endpoint.AnswerNext(status, body, body.StartsWith('<') ? "text/html" : "application/json");
 
         var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client, "First"));
 
@@ -56,41 +47,41 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
         Assert.Null(e.StatusCode); // the registry itself said nothing: never an answer about the schema
         Assert.Contains("OAuth token endpoint", e.Message, StringComparison.Ordinal);
         Assert.Contains(says, e.Message, StringComparison.Ordinal);
-        Assert.Equal(0, _registry.TotalRequestCount);
+        Assert.Equal(0, _protected.Registry.TotalRequestCount);
 
         await Register(client, "Second"); // the endpoint answers again: so does the client
-        Assert.Equal(2, _endpoint.Requests);
-        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Single());
+        Assert.Equal(2, _protected.Endpoint.Requests);
+        Assert.Equal("Bearer " + _protected.Endpoint.LastToken, _protected.Registry.AuthorizationHeaders.Single());
     }
 
     [Fact]
     public async Task AFailingAnswer_IsRetriedLikeTheRegistrysOwnOutages()
     {
         using RegistryClient client = Client(maxRetries: 2);
-        _endpoint.AnswerNext(503, "{\"error\":\"temporarily_unavailable\"}");
-        _endpoint.AnswerNext(429, "{\"error\":\"slow_down\"}");
+        _protected.Endpoint.AnswerNext(503, "{\"error\":\"temporarily_unavailable\"}");
+        _protected.Endpoint.AnswerNext(429, "{\"error\":\"slow_down\"}");
 
         await Register(client, "Retried");
 
-        Assert.Equal(3, _endpoint.Requests);
-        Assert.Equal(1, _registry.TotalRequestCount);
+        Assert.Equal(3, _protected.Endpoint.Requests);
+        Assert.Equal(1, _protected.Registry.TotalRequestCount);
     }
 
     [Fact]
     public async Task NoAnswerInTime_IsAnOutage_NamingTheWait()
     {
         using RegistryClient client = Client(timeout: TimeSpan.FromMilliseconds(500));
-        _endpoint.Hold(); // the endpoint takes the request and says nothing
+        _protected.Endpoint.Hold(); // the endpoint takes the request and says nothing
 
         var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client, "Slow"));
 
         Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
         Assert.Contains("the OAuth token endpoint gave no token within 500 ms", e.Message, StringComparison.Ordinal);
-        Assert.Equal(0, _registry.TotalRequestCount);
+        Assert.Equal(0, _protected.Registry.TotalRequestCount);
 
         // Once the endpoint answers, so does the client. Each try still has 500 ms: on a loaded machine a try may run out
         // again (seen on .NET 8 under load), so it tries until a minute has passed, and only that outage may recur.
-        _endpoint.Release();
+        _protected.Endpoint.Release();
         DateTime end = DateTime.UtcNow.AddMinutes(1);
         while (true)
         {
@@ -104,7 +95,7 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
             }
         }
 
-        Assert.Equal(1, _registry.TotalRequestCount); // only the request with a token reached the registry
+        Assert.Equal(1, _protected.Registry.TotalRequestCount); // only the request with a token reached the registry
     }
 
     [Theory]
@@ -114,64 +105,64 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
     {
         // RFC 6749 makes expires_in optional; without a (positive) one the token is used until a 401, and the request
         // that met the 401 is sent once more with a new token: no lifetime is guessed.
-        _endpoint.SaysExpiresIn = () => expiresIn;
+        _protected.Endpoint.SaysExpiresIn = () => expiresIn;
         var clock = new ManualTimeProvider();
         using RegistryClient client = Client(clock: clock);
         await Register(client, "A");
-        string first = _endpoint.LastToken!;
+        string first = _protected.Endpoint.LastToken!;
 
         clock.Advance(TimeSpan.FromDays(365));
         await Register(client, "B");
-        Assert.Equal(1, _endpoint.Requests); // a year on, still the first
+        Assert.Equal(1, _protected.Endpoint.Requests); // a year on, still the first
 
-        _endpoint.Revoke(first); // the registry refuses it from now on
+        _protected.Endpoint.Revoke(first); // the registry refuses it from now on
         await Register(client, "C");
 
-        Assert.Equal(2, _endpoint.Requests);
-        Assert.Equal(["Bearer " + first, "Bearer " + first, "Bearer " + first, "Bearer " + _endpoint.LastToken], _registry.AuthorizationHeaders);
+        Assert.Equal(2, _protected.Endpoint.Requests);
+        Assert.Equal(["Bearer " + first, "Bearer " + first, "Bearer " + first, "Bearer " + _protected.Endpoint.LastToken], _protected.Registry.AuthorizationHeaders);
     }
 
     [Fact]
     public async Task AFailedBackgroundRefresh_LeavesTheTokenInUse_AndTheNextRequestTriesAgain()
     {
         var clock = new ManualTimeProvider();
-        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        _protected.Endpoint.Lifetime = TimeSpan.FromSeconds(100);
         using RegistryClient client = Client(clock: clock);
         await Register(client, "A");
-        string first = _endpoint.LastToken!;
+        string first = _protected.Endpoint.LastToken!;
 
-        _endpoint.AnswerNext(500, "{\"error\":\"server_error\"}");
+        _protected.Endpoint.AnswerNext(500, "{\"error\":\"server_error\"}");
         clock.Advance(TimeSpan.FromSeconds(81)); // past 80%: a refresh starts in the background, and fails
         await Register(client, "B");
-        Wait.Until(() => _endpoint.Requests == 2, "the background refresh to be answered", TimeSpan.FromSeconds(30));
-        Assert.Equal("Bearer " + first, _registry.AuthorizationHeaders.Last()); // the request did not wait for it, nor fail
+        Wait.Until(() => _protected.Endpoint.Requests == 2, "the background refresh to be answered", TimeSpan.FromSeconds(30));
+        Assert.Equal("Bearer " + first, _protected.Registry.AuthorizationHeaders.Last()); // the request did not wait for it, nor fail
 
         await Register(client, "C"); // the failed refresh is tried again, still in the background
-        Wait.Until(() => _endpoint.Requests == 3 && _endpoint.LastToken != first, "a second refresh", TimeSpan.FromSeconds(30));
+        Wait.Until(() => _protected.Endpoint.Requests == 3 && _protected.Endpoint.LastToken != first, "a second refresh", TimeSpan.FromSeconds(30));
 
         // The endpoint has issued it; the client takes it once the answer is read: requests carry it from then on.
         int next = 0;
         Wait.Until(() =>
         {
             Register(client, "D" + next++).GetAwaiter().GetResult();
-            return _registry.AuthorizationHeaders.Last() == "Bearer " + _endpoint.LastToken;
+            return _protected.Registry.AuthorizationHeaders.Last() == "Bearer " + _protected.Endpoint.LastToken;
         }, "a request with the refreshed token", TimeSpan.FromSeconds(30));
-        Assert.Equal(3, _endpoint.Requests);
+        Assert.Equal(3, _protected.Endpoint.Requests);
     }
 
     [Fact]
     public async Task ARefreshFailingPastTheTokensLife_FailsTheRequestAsAnOutage_NotWithTheOldToken()
     {
         var clock = new ManualTimeProvider();
-        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        _protected.Endpoint.Lifetime = TimeSpan.FromSeconds(100);
         using RegistryClient client = Client(clock: clock);
         await Register(client, "A");
 
-        _endpoint.AnswerNext(503, "{\"error\":\"temporarily_unavailable\"}");
+        _protected.Endpoint.AnswerNext(503, "{\"error\":\"temporarily_unavailable\"}");
         clock.Advance(TimeSpan.FromSeconds(96)); // past 95%: the old token is not sent, the request waits for a new one
         var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => Register(client, "B"));
 
         Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
-        Assert.Equal(1, _registry.TotalRequestCount); // only A reached the registry
+        Assert.Equal(1, _protected.Registry.TotalRequestCount); // only A reached the registry
     }
 }

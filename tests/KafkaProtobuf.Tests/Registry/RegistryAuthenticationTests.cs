@@ -21,15 +21,6 @@ public sealed class RegistryAuthenticationTests : IDisposable
     private const string ClientSecret = OAuthProtectedRegistry.ClientSecret;
 
     private readonly OAuthProtectedRegistry _protected = new();
-    private readonly InProcessSchemaRegistry _registry;
-    private readonly InProcessTokenEndpoint _endpoint;
-
-    public RegistryAuthenticationTests()
-    {
-        _registry = _protected.Registry;
-        _endpoint = _protected.Endpoint;
-    }
-
     public void Dispose() => _protected.Dispose();
 
     private RegistryClient OAuthClient(string secret = ClientSecret, Action<RegistryClientOptions>? configure = null) =>
@@ -48,21 +39,21 @@ public sealed class RegistryAuthenticationTests : IDisposable
     public async Task OAuth_ConcurrentFirstRequests_ShareOneTokenFetch()
     {
         using RegistryClient client = OAuthClient();
-        _endpoint.Hold();
+        _protected.Endpoint.Hold();
 
         // Each RegisterAsync runs synchronously up to its wait for a token (nothing awaits before it), so when the
         // sixteen calls have returned every one of them has asked for the token while the first fetch was held: they
         // overlap by construction, whatever the machine's speed, and none can have finished.
         Task<RegistrySchema>[] requests = Enumerable.Range(1, 16).Select(i => Register(client, "subject-" + i)).ToArray();
-        Wait.Until(() => _endpoint.Requests >= 1, "the first token request", TimeSpan.FromSeconds(30));
+        Wait.Until(() => _protected.Endpoint.Requests >= 1, "the first token request", TimeSpan.FromSeconds(30));
         Assert.All(requests, r => Assert.False(r.IsCompleted));
-        _endpoint.Release();
+        _protected.Endpoint.Release();
         RegistrySchema[] registered = await Task.WhenAll(requests).WaitAsync(TimeSpan.FromSeconds(30));
 
         Assert.Equal(16, registered.Select(r => r.Id).Distinct().Count());
-        Assert.Equal(1, _endpoint.Requests);
-        Assert.Equal("registry.read", _endpoint.LastScope);
-        Assert.All(_registry.AuthorizationHeaders, header => Assert.Equal("Bearer " + _endpoint.LastToken, header));
+        Assert.Equal(1, _protected.Endpoint.Requests);
+        Assert.Equal("registry.read", _protected.Endpoint.LastScope);
+        Assert.All(_protected.Registry.AuthorizationHeaders, header => Assert.Equal("Bearer " + _protected.Endpoint.LastToken, header));
     }
 
     [Fact]
@@ -70,52 +61,52 @@ public sealed class RegistryAuthenticationTests : IDisposable
     {
         // The client's clock, not the machine's: a real one-second lifetime let a slow moment add a background refresh.
         var clock = new ManualTimeProvider();
-        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        _protected.Endpoint.Lifetime = TimeSpan.FromSeconds(100);
         using RegistryClient client = OAuthClient(configure: o => o.TimeProvider = clock);
         await Register(client, "first");
-        string first = _endpoint.LastToken!;
+        string first = _protected.Endpoint.LastToken!;
 
         clock.Advance(TimeSpan.FromSeconds(101)); // past its life: the next request must not carry it
         await Register(client, "second");
 
-        Assert.Equal(2, _endpoint.Requests);
-        Assert.NotEqual(first, _endpoint.LastToken);
-        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Last());
+        Assert.Equal(2, _protected.Endpoint.Requests);
+        Assert.NotEqual(first, _protected.Endpoint.LastToken);
+        Assert.Equal("Bearer " + _protected.Endpoint.LastToken, _protected.Registry.AuthorizationHeaders.Last());
     }
 
     [Fact]
     public async Task OAuth_TheTokenIsRefreshedAt80PercentOfItsLife_InTheBackground_AndWaitedForOnlyWhenItLapses()
     {
         var clock = new ManualTimeProvider();
-        _endpoint.Lifetime = TimeSpan.FromSeconds(100);
+        _protected.Endpoint.Lifetime = TimeSpan.FromSeconds(100);
         using RegistryClient client = OAuthClient(configure: o => o.TimeProvider = clock);
         await Register(client, "a");
-        string first = _endpoint.LastToken!;
+        string first = _protected.Endpoint.LastToken!;
 
         clock.Advance(TimeSpan.FromSeconds(79));
         await Register(client, "b");
-        Assert.Equal(1, _endpoint.Requests);
+        Assert.Equal(1, _protected.Endpoint.Requests);
 
         clock.Advance(TimeSpan.FromSeconds(2)); // 81 s: past 80%, the old token still good
         await Register(client, "c");
-        Assert.Equal("Bearer " + first, _registry.AuthorizationHeaders.Last()); // not waited for
-        Wait.Until(() => _endpoint.Requests == 2 && _endpoint.LastToken != first, "the background refresh", TimeSpan.FromSeconds(30));
-        string second = _endpoint.LastToken!;
+        Assert.Equal("Bearer " + first, _protected.Registry.AuthorizationHeaders.Last()); // not waited for
+        Wait.Until(() => _protected.Endpoint.Requests == 2 && _protected.Endpoint.LastToken != first, "the background refresh", TimeSpan.FromSeconds(30));
+        string second = _protected.Endpoint.LastToken!;
 
         // Issued by the endpoint; taken by the client once it has read the answer: a request carries it from then on.
         int next = 0;
         Wait.Until(() =>
         {
             Register(client, "d" + next++).GetAwaiter().GetResult();
-            return _registry.AuthorizationHeaders.Last() == "Bearer " + second;
+            return _protected.Registry.AuthorizationHeaders.Last() == "Bearer " + second;
         }, "a request with the refreshed token", TimeSpan.FromSeconds(30));
-        Assert.Equal(2, _endpoint.Requests);
+        Assert.Equal(2, _protected.Endpoint.Requests);
 
         clock.Advance(TimeSpan.FromSeconds(96)); // past 95% of the second token's life: a request waits for a new one
         await Register(client, "e");
-        Assert.Equal(3, _endpoint.Requests);
-        Assert.Equal("Bearer " + _endpoint.LastToken, _registry.AuthorizationHeaders.Last());
-        Assert.NotEqual(second, _endpoint.LastToken);
+        Assert.Equal(3, _protected.Endpoint.Requests);
+        Assert.Equal("Bearer " + _protected.Endpoint.LastToken, _protected.Registry.AuthorizationHeaders.Last());
+        Assert.NotEqual(second, _protected.Endpoint.LastToken);
     }
 
 
@@ -124,26 +115,26 @@ public sealed class RegistryAuthenticationTests : IDisposable
     {
         using RegistryClient client = OAuthClient();
         await Register(client, "first");
-        _endpoint.Revoke(_endpoint.LastToken!);
+        _protected.Endpoint.Revoke(_protected.Endpoint.LastToken!);
 
         await Register(client, "second");
 
-        Assert.Equal(2, _endpoint.Requests);
-        Assert.Equal(2, _registry.RequestCount("/subjects/second/versions")); // the 401, then the retry with the new token
+        Assert.Equal(2, _protected.Endpoint.Requests);
+        Assert.Equal(2, _protected.Registry.RequestCount("/subjects/second/versions")); // the 401, then the retry with the new token
     }
 
     [Fact]
     public async Task OAuth_ATokenRefusedTwice_IsAnAuthenticationFailure_NotRetriedFurther()
     {
         using RegistryClient client = OAuthClient();
-        _registry.RequireBearerToken(_ => false); // e.g. the service account has no role on this registry
+        _protected.Registry.RequireBearerToken(_ => false); // e.g. the service account has no role on this registry
 
         var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => Register(client, "orders-value"));
 
         Assert.Equal(401, e.StatusCode);
         Assert.False(e.FromTokenEndpoint);
-        Assert.Equal(2, _registry.RequestCount("/subjects/orders-value/versions"));
-        Assert.Equal(2, _endpoint.Requests);
+        Assert.Equal(2, _protected.Registry.RequestCount("/subjects/orders-value/versions"));
+        Assert.Equal(2, _protected.Endpoint.Requests);
         Assert.DoesNotContain("token-", e.Message, StringComparison.Ordinal);
     }
 
@@ -157,10 +148,10 @@ public sealed class RegistryAuthenticationTests : IDisposable
         Assert.True(e.FromTokenEndpoint);
         Assert.Equal(401, e.StatusCode);
         Assert.Contains("invalid_client", e.Message, StringComparison.Ordinal);
-        Assert.Contains(_endpoint.Url, e.Message, StringComparison.Ordinal);
+        Assert.Contains(_protected.Endpoint.Url, e.Message, StringComparison.Ordinal);
         Assert.DoesNotContain("wrong-Secret-99", e.ToString(), StringComparison.Ordinal);
-        Assert.Equal(1, _endpoint.Requests); // not retried
-        Assert.Equal(0, _registry.TotalRequestCount); // the registry never asked
+        Assert.Equal(1, _protected.Endpoint.Requests); // not retried
+        Assert.Equal(0, _protected.Registry.TotalRequestCount); // the registry never asked
     }
 
     [Fact]
@@ -176,7 +167,7 @@ public sealed class RegistryAuthenticationTests : IDisposable
         Assert.IsNotType<SchemaRegistryAuthenticationException>(e);
         Assert.Contains("token endpoint could not be reached", e.Message, StringComparison.Ordinal);
         Assert.Null(e.StatusCode); // the registry said nothing: never an answer about a schema
-        Assert.Equal(0, _registry.TotalRequestCount);
+        Assert.Equal(0, _protected.Registry.TotalRequestCount);
     }
 
     [Fact]
@@ -207,20 +198,20 @@ public sealed class RegistryAuthenticationTests : IDisposable
         await Register(client, "orders-value");
         await client.IsCompatibleAsync("orders-value", "syntax = \"proto3\";", "PROTOBUF", []);
 
-        Assert.Equal(["lsrc-12345", "lsrc-12345"], _registry.HeaderValues("target-sr-cluster"));
-        Assert.Equal(["pool-AbCd", "pool-AbCd"], _registry.HeaderValues("Confluent-Identity-Pool-Id"));
+        Assert.Equal(["lsrc-12345", "lsrc-12345"], _protected.Registry.HeaderValues("target-sr-cluster"));
+        Assert.Equal(["pool-AbCd", "pool-AbCd"], _protected.Registry.HeaderValues("Confluent-Identity-Pool-Id"));
     }
 
     [Fact]
     public async Task BasicAuth_AWrongPassword_IsRefusedOnce_WithoutThePassword()
     {
-        _registry.RequireBasicAuth("API_KEY", "right-Secret-1");
-        using var client = new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, BasicAuthUserInfo = "API_KEY:wrong-Secret-2" });
+        _protected.Registry.RequireBasicAuth("API_KEY", "right-Secret-1");
+        using var client = new RegistryClient(new RegistryClientOptions { Urls = { _protected.Registry.Url }, BasicAuthUserInfo = "API_KEY:wrong-Secret-2" });
 
         var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => client.GetSchemaAsync(1));
 
         Assert.Equal(401, e.StatusCode);
-        Assert.Equal(1, _registry.TotalRequestCount); // neither renewed nor retried
+        Assert.Equal(1, _protected.Registry.TotalRequestCount); // neither renewed nor retried
         Assert.DoesNotContain("wrong-Secret-2", e.ToString(), StringComparison.Ordinal);
     }
 
@@ -228,13 +219,13 @@ public sealed class RegistryAuthenticationTests : IDisposable
     public async Task A403_IsAnAuthenticationFailure_NotRetried()
     {
         using RegistryClient client = OAuthClient();
-        _registry.FailNextRequests(3, 403);
+        _protected.Registry.FailNextRequests(3, 403);
 
         var e = await Assert.ThrowsAsync<SchemaRegistryAuthenticationException>(() => client.GetSchemaAsync(1));
 
         Assert.Equal(403, e.StatusCode);
         Assert.Contains("not allowed", e.Message, StringComparison.Ordinal);
-        Assert.Equal(1, _registry.TotalRequestCount);
+        Assert.Equal(1, _protected.Registry.TotalRequestCount);
     }
 
     [Fact]
@@ -255,7 +246,7 @@ public sealed class RegistryAuthenticationTests : IDisposable
     public async Task AnOutage_IsNotAccessDenied()
     {
         using RegistryClient client = OAuthClient(configure: o => o.MaxRetries = 0);
-        _registry.FailNextRequests(1, 503);
+        _protected.Registry.FailNextRequests(1, 503);
         ISchemaFileSource source = client;
 
         var e = await Assert.ThrowsAsync<SchemaRegistryRequestException>(() => source.GetSchemaFileAsync(SchemaIdentifier.FromId(1), CancellationToken.None));
@@ -295,10 +286,10 @@ public sealed class RegistryAuthenticationTests : IDisposable
     [Fact]
     public void SeveralKindsOfAuthentication_AreRefused()
     {
-        var oauth = new OAuthClientCredentials { TokenEndpoint = _endpoint.Url, ClientId = ClientId, ClientSecret = ClientSecret };
+        var oauth = new OAuthClientCredentials { TokenEndpoint = _protected.Endpoint.Url, ClientId = ClientId, ClientSecret = ClientSecret };
 
-        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, OAuth = oauth, BasicAuthUserInfo = "a:b" }));
-        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, OAuth = oauth, BearerToken = _ => Task.FromResult("t") }));
-        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _registry.Url }, OAuth = new OAuthClientCredentials { TokenEndpoint = "not a url", ClientId = "a", ClientSecret = "b" } }));
+        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _protected.Registry.Url }, OAuth = oauth, BasicAuthUserInfo = "a:b" }));
+        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _protected.Registry.Url }, OAuth = oauth, BearerToken = _ => Task.FromResult("t") }));
+        Assert.Throws<ArgumentException>(() => new RegistryClient(new RegistryClientOptions { Urls = { _protected.Registry.Url }, OAuth = new OAuthClientCredentials { TokenEndpoint = "not a url", ClientId = "a", ClientSecret = "b" } }));
     }
 }
