@@ -6,6 +6,7 @@ using System.Net.Http.Headers;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.SchemaRegistry;
 
@@ -26,12 +27,14 @@ internal sealed class OAuthTokenSource
     private readonly TimeSpan _timeout;
     private readonly int _maxResponseBytes;
     private readonly TimeProvider _time;
+    private readonly ILogger? _logger;
     private readonly object _lock = new();
     private Token? _current;
     private Task<Token>? _fetch;
 
-    internal OAuthTokenSource(OAuthClientCredentials credentials, HttpClient http, TimeSpan timeout, int maxResponseBytes, TimeProvider time)
+    internal OAuthTokenSource(OAuthClientCredentials credentials, HttpClient http, TimeSpan timeout, int maxResponseBytes, TimeProvider time, ILogger? logger)
     {
+        _logger = logger;
         _credentials = credentials;
         _endpoint = credentials.TokenEndpoint;
         _shown = RegistryUrls.Shown(credentials.TokenEndpoint);
@@ -51,10 +54,11 @@ internal sealed class OAuthTokenSource
             return new ValueTask<string>(current.Value);
         }
 
-        Task<Token> fetch = StartFetch();
-        if (current is not null && now < current.UsableUntil)
+        bool background = current is not null && now < current.UsableUntil;
+        Task<Token> fetch = StartFetch(background);
+        if (background)
         {
-            return new ValueTask<string>(current.Value); // the new one arrives in the background
+            return new ValueTask<string>(current!.Value); // the new one arrives in the background
         }
 
         return WaitAsync(fetch, cancellationToken);
@@ -75,7 +79,8 @@ internal sealed class OAuthTokenSource
     private static async ValueTask<string> WaitAsync(Task<Token> fetch, CancellationToken cancellationToken) =>
         (await CallerWait.WaitAsync(fetch, cancellationToken).ConfigureAwait(false)).Value;
 
-    private Task<Token> StartFetch()
+    /// <summary>The fetch in flight, or a new one; <paramref name="background"/>: no request waits for it (a token is still usable).</summary>
+    private Task<Token> StartFetch(bool background)
     {
         lock (_lock)
         {
@@ -83,11 +88,26 @@ internal sealed class OAuthTokenSource
             {
                 _fetch = FetchAsync();
 
-                // A background refresh nobody awaits must not fault unobserved; requests that wait see its exception.
-                _ = _fetch.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+                // A background refresh nobody awaits must not fault unobserved (requests that wait see its exception): its
+                // failure is logged instead, once the fetch is over, so the next request starts another.
+                _ = _fetch.ContinueWith(
+                    (fetch, refresh) => Failed(fetch.Exception!, (bool)refresh!),
+                    background,
+                    CancellationToken.None,
+                    TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously,
+                    TaskScheduler.Default);
             }
 
             return _fetch;
+        }
+    }
+
+    private void Failed(AggregateException failure, bool background)
+    {
+        if (background && _logger is { } logger)
+        {
+            Exception why = failure.InnerException ?? failure;
+            RegistryLog.TokenRefreshFailed(logger, _shown, BoundedText.Cut(why.Message, 300), why);
         }
     }
 

@@ -120,7 +120,10 @@ public sealed class RegistryClientOptions
     /// <summary>The clock OAuth tokens' lifetimes are counted on; the system's by default (a fake one in tests).</summary>
     public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
 
-    /// <summary>Where the client logs: the warning when <see cref="VerifyServerCertificate"/> is off. Nothing it logs holds a secret.</summary>
+    /// <summary>
+    /// Where the client logs warnings: when <see cref="VerifyServerCertificate"/> is off, and when a background refresh of
+    /// the OAuth token failed (requests go on with the token in use). Nothing it logs holds a secret.
+    /// </summary>
     public ILogger? Logger { get; set; }
 
     /// <summary>

@@ -70,7 +70,8 @@ internal sealed class RegistryTransport : IDisposable
             _tokenHttp = options.HttpClient is null
                 ? new HttpClient(options.HttpMessageHandler ?? new HttpClientHandler { AllowAutoRedirect = false }, disposeHandler: options.HttpMessageHandler is null) { Timeout = System.Threading.Timeout.InfiniteTimeSpan }
                 : null;
-            return new OAuthTokenSource(credentials, _tokenHttp ?? options.HttpClient!, options.RequestTimeout, options.MaxResponseBytes, options.TimeProvider!); // checked above
+            HttpClient http = _tokenHttp ?? options.HttpClient!;
+            return new OAuthTokenSource(credentials, http, options.RequestTimeout, options.MaxResponseBytes, options.TimeProvider!, options.Logger); // checked above
         });
 
         if (options.HttpClient is not null)

@@ -1,9 +1,11 @@
 using System;
+using System.Collections.Concurrent;
 using System.Linq;
 using System.Threading.Tasks;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
+using Microsoft.Extensions.Logging;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Registry;
@@ -123,19 +125,33 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
     }
 
     [Fact]
-    public async Task AFailedBackgroundRefresh_LeavesTheTokenInUse_AndTheNextRequestTriesAgain()
+    public async Task AFailedBackgroundRefresh_LeavesTheTokenInUse_IsLogged_AndTheNextRequestTriesAgain()
     {
         var clock = new ManualTimeProvider();
+        var warnings = new ConcurrentQueue<(EventId Id, string Line)>();
+        var log = new CapturedLog((level, id, line) => warnings.Enqueue((id, line)));
         _protected.Endpoint.Lifetime = TimeSpan.FromSeconds(100);
-        using RegistryClient client = Client(clock: clock);
+        using RegistryClient client = _protected.Client(options =>
+        {
+            options.TimeProvider = clock;
+            options.Logger = log;
+        });
         await Register(client, "A");
         string first = _protected.Endpoint.LastToken!;
 
         _protected.Endpoint.AnswerNext(500, "{\"error\":\"server_error\"}");
         clock.Advance(TimeSpan.FromSeconds(81)); // past 80%: a refresh starts in the background, and fails
         await Register(client, "B");
-        Wait.Until(() => _protected.Endpoint.Requests == 2, "the background refresh to be answered", TimeSpan.FromSeconds(30));
         Assert.Equal("Bearer " + first, _protected.Registry.AuthorizationHeaders.Last()); // the request did not wait for it, nor fail
+
+        // What the client has seen, not what the endpoint received: until the client has read the 500, a request finds
+        // the refresh still in flight and starts none.
+        Wait.Until(() => warnings.Any(w => w.Id.Name == "RegistryTokenRefreshFailed"), "the client to log the failed refresh", TimeSpan.FromSeconds(30));
+        (EventId _, string warning) = warnings.Single();
+        Assert.Contains(_protected.Endpoint.Url, warning, StringComparison.Ordinal);
+        Assert.Contains("server_error", warning, StringComparison.Ordinal);
+        Assert.DoesNotContain(OAuthProtectedRegistry.ClientSecret, warning, StringComparison.Ordinal);
+        Assert.Equal(2, _protected.Endpoint.Requests);
 
         await Register(client, "C"); // the failed refresh is tried again, still in the background
         Wait.Until(() => _protected.Endpoint.Requests == 3 && _protected.Endpoint.LastToken != first, "a second refresh", TimeSpan.FromSeconds(30));
@@ -148,6 +164,7 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
             return _protected.Registry.AuthorizationHeaders.Last() == "Bearer " + _protected.Endpoint.LastToken;
         }, "a request with the refreshed token", TimeSpan.FromSeconds(30));
         Assert.Equal(3, _protected.Endpoint.Requests);
+        Assert.Single(warnings); // the refresh that worked logs nothing
     }
 
     [Fact]
