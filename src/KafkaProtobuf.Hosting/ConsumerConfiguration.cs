@@ -12,7 +12,8 @@ namespace KafkaProtobuf.Hosting;
 /// without reflection (trim- and AOT-safe): <c>Topics</c> (an array or a comma-separated string), <c>DeadLetterTopic</c>,
 /// <c>Consumer</c> and <c>CopyProducer</c> (librdkafka's setting names as keys), <c>CopyTimeout</c>,
 /// <c>ReadAgainDelay</c>, <c>StopApplicationOnFailure</c>, <c>FailureExitCode</c>, <c>MaxConcurrentHandlers</c>,
-/// <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>LagDegradedThreshold</c>, <c>LagUnhealthyThreshold</c>, <c>MessagingConventionMetrics</c>, <c>RevokeTimeout</c>, <c>HandlerFailures</c> (<c>MaxAttempts</c>,
+/// <c>HandlingOrder</c>, <c>MaxReadAheadBytes</c>, <c>LagDegradedThreshold</c>, <c>LagUnhealthyThreshold</c>,
+/// <c>MessagingConventionMetrics</c>, <c>RevokeTimeout</c>, <c>HandlerFailures</c> (<c>MaxAttempts</c>,
 /// <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>), <c>Batches</c> (<c>MaxSize</c>,
 /// <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenBatchFails</c>) and <c>RetryTopics</c> (<c>Delays</c>, an array or a
 /// comma-separated string; <c>ReadRetryTopics</c>). A key it does not know is refused, so that a misspelt or renamed
@@ -20,15 +21,19 @@ namespace KafkaProtobuf.Hosting;
 /// </summary>
 internal static class ConsumerConfiguration
 {
-    private static readonly Dictionary<string, Action<IConfigurationSection, HandlerFailureOptions>> HandlerFailureKeys = new(StringComparer.OrdinalIgnoreCase)
+    private static readonly Dictionary<string, Action<IConfigurationSection, HandlerFailureOptions>> HandlerFailureKeys =
+        new(StringComparer.OrdinalIgnoreCase)
     {
         ["MaxAttempts"] = (s, o) => o.MaxAttempts = IntOf(s),
         ["RetryBackoff"] = (s, o) => o.RetryBackoff = TimeSpanOf(s),
         ["MaxRetryBackoff"] = (s, o) => o.MaxRetryBackoff = TimeSpanOf(s),
-        ["WhenAttemptsRunOut"] = (s, o) => o.WhenAttemptsRunOut = OneOf(s, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer), // Retry is no answer to running out
+        // Retry is no answer to running out
+        ["WhenAttemptsRunOut"] = (s, o) => o.WhenAttemptsRunOut = OneOf(
+            s, HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer),
     };
 
-    private static readonly Dictionary<string, Action<IConfigurationSection, BatchOptions>> BatchKeys = new(StringComparer.OrdinalIgnoreCase)
+    private static readonly Dictionary<string, Action<IConfigurationSection, BatchOptions>> BatchKeys =
+        new(StringComparer.OrdinalIgnoreCase)
     {
         ["MaxSize"] = (s, o) => o.MaxSize = IntOf(s),
         ["MaxWait"] = (s, o) => o.MaxWait = TimeSpanOf(s),
@@ -36,7 +41,8 @@ internal static class ConsumerConfiguration
         ["WhenBatchFails"] = (s, o) => o.WhenBatchFails = OneOf(s, FailedBatchAction.Split, FailedBatchAction.WholeBatch),
     };
 
-    private static readonly Dictionary<string, Action<IConfigurationSection, RetryTopicOptions>> RetryTopicKeys = new(StringComparer.OrdinalIgnoreCase)
+    private static readonly Dictionary<string, Action<IConfigurationSection, RetryTopicOptions>> RetryTopicKeys =
+        new(StringComparer.OrdinalIgnoreCase)
     {
         ["Delays"] = (s, o) =>
         {
@@ -46,14 +52,18 @@ internal static class ConsumerConfiguration
                 o.Delays.Clear();
                 foreach (string delay in delays)
                 {
-                    o.Delays.Add(TimeSpan.TryParse(delay, CultureInfo.InvariantCulture, out TimeSpan value) ? value : throw Invalid(s, delay, "time spans such as 00:00:10"));
+                    o.Delays.Add(TimeSpan.TryParse(
+                        delay,
+                        CultureInfo.InvariantCulture,
+                        out TimeSpan value) ? value : throw Invalid(s, delay, "time spans such as 00:00:10"));
                 }
             }
         },
         ["ReadRetryTopics"] = (s, o) => o.ReadRetryTopics = BoolOf(s),
     };
 
-    private static readonly Dictionary<string, Action<IConfigurationSection, KafkaProtobufConsumerOptions>> Keys = new(StringComparer.OrdinalIgnoreCase)
+    private static readonly Dictionary<string, Action<IConfigurationSection, KafkaProtobufConsumerOptions>> Keys =
+        new(StringComparer.OrdinalIgnoreCase)
     {
         ["Topics"] = (s, o) =>
         {
@@ -102,7 +112,8 @@ internal static class ConsumerConfiguration
             if (!keys.TryGetValue(setting.Key, out Action<IConfigurationSection, T>? read))
             {
                 throw new InvalidOperationException(
-                    "The KafkaProtobuf consumer setting " + setting.Path + " is not one it knows; the settings there are " + string.Join(", ", keys.Keys) + ".");
+                    "The KafkaProtobuf consumer setting " + setting.Path + " is not one it knows; the settings there "
+                        + "are " + string.Join(", ", keys.Keys) + ".");
             }
 
             read(setting, options);
@@ -143,13 +154,19 @@ internal static class ConsumerConfiguration
         bool.TryParse(setting.Value, out bool value) ? value : throw Invalid(setting, setting.Value, "true or false");
 
     private static int IntOf(IConfigurationSection setting) =>
-        int.TryParse(setting.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value) ? value : throw Invalid(setting, setting.Value, "a whole number");
+        int.TryParse(setting.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value)
+            ? value
+            : throw Invalid(setting, setting.Value, "a whole number");
 
     private static long LongOf(IConfigurationSection setting) =>
-        long.TryParse(setting.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value) ? value : throw Invalid(setting, setting.Value, "a whole number");
+        long.TryParse(setting.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value)
+            ? value
+            : throw Invalid(setting, setting.Value, "a whole number");
 
     private static TimeSpan TimeSpanOf(IConfigurationSection setting) =>
-        TimeSpan.TryParse(setting.Value, CultureInfo.InvariantCulture, out TimeSpan value) ? value : throw Invalid(setting, setting.Value, "a time span such as 00:00:10");
+        TimeSpan.TryParse(setting.Value, CultureInfo.InvariantCulture, out TimeSpan value)
+            ? value
+            : throw Invalid(setting, setting.Value, "a time span such as 00:00:10");
 
     private static InvalidOperationException Invalid(IConfigurationSection setting, string? value, string expected) =>
         new("The KafkaProtobuf consumer setting " + setting.Path + " is '" + value + "'; expected " + expected + ".");

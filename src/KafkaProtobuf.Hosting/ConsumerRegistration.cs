@@ -36,7 +36,8 @@ internal sealed class ConsumerRegistration<TKey, TValue>(string name)
     }
 
     /// <inheritdoc cref="HandleRecords"/>
-    public void HandleBatches(Func<IServiceProvider, IReadOnlyList<ConsumeResult<TKey, TValue>>, CancellationToken, Task> handler, bool needsScope)
+    public void HandleBatches(
+        Func<IServiceProvider, IReadOnlyList<ConsumeResult<TKey, TValue>>, CancellationToken, Task> handler, bool needsScope)
     {
         BatchHandler = handler;
         Handler = null;
@@ -54,7 +55,8 @@ internal sealed class ConsumerRegistration<TKey, TValue>(string name)
         options.Validate(Name, batches: BatchHandler is not null);
         if (Handler is null && BatchHandler is null)
         {
-            throw new InvalidOperationException("The KafkaProtobuf consumer '" + Name + "' has no handler: call Handle, HandleWith, HandleBatch or HandleBatchWith on its builder.");
+            throw new InvalidOperationException("The KafkaProtobuf consumer '" + Name + "' has no handler: call Handle, "
+                + "HandleWith, HandleBatch or HandleBatchWith on its builder.");
         }
 
         return options;

@@ -12,7 +12,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <typeparam name="TValue">The generated message type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder)
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder)
         where TValue : class, IMessage<TValue>, new() =>
         Builder(builder).WithValueDeserializer(_ => new FramedProtobufDeserializer<TValue>());
 
@@ -22,7 +23,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="options">The deserializer's options.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder, FramedDeserializerOptions options)
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder, FramedDeserializerOptions options)
         where TValue : class, IMessage<TValue>, new() =>
         Builder(builder).WithValueDeserializer(_ => new FramedProtobufDeserializer<TValue>(options));
 
@@ -36,7 +38,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="source">Gives the writer's schema source.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source)
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source)
         where TValue : class, IMessage<TValue>, new() =>
         WithProtobufValues(builder, source, null);
 
@@ -53,28 +56,41 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="configure">Sets the deserializer's other options; optional.</param>
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufValues<TKey, TValue>(
-        this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, Action<FramedDeserializerOptions>? configure)
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder,
+        Func<IServiceProvider, ISchemaFileSource?> source,
+        Action<FramedDeserializerOptions>? configure)
         where TValue : class, IMessage<TValue>, new()
     {
         Source(source);
-        return Builder(builder).WithValueDeserializer(services => new FramedProtobufDeserializer<TValue>(TypedOptions(services, source, configure)));
+        return Builder(builder).WithValueDeserializer(services => new FramedProtobufDeserializer<TValue>(TypedOptions(
+            services, source, configure)));
     }
 
-    /// <summary>Values of several types (<see cref="MultiTypeProtobufDeserializer"/>): each record parsed as the type its path names.</summary>
+    /// <summary>
+    /// Values of several types (<see cref="MultiTypeProtobufDeserializer"/>): each record parsed as the type its path
+    /// names.
+    /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="files">The generated files whose message types are read.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(this KafkaProtobufConsumerBuilder<TKey, IMessage> builder, params FileDescriptor[] files) =>
+    public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(
+        this KafkaProtobufConsumerBuilder<TKey, IMessage> builder, params FileDescriptor[] files) =>
         Builder(builder).WithValueDeserializer(_ => new MultiTypeProtobufDeserializer(files, null));
 
-    /// <summary>Values of several types, read by name in the writer's schema from a source the services provide (e.g. a <c>RegistryClient</c> registered as a singleton).</summary>
+    /// <summary>
+    /// Values of several types, read by name in the writer's schema from a source the services provide (e.g. a
+    /// <c>RegistryClient</c> registered as a singleton).
+    /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="source">Gives the writer's schema source, or <see langword="null"/> for none.</param>
     /// <param name="files">The generated files whose message types are read.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(this KafkaProtobufConsumerBuilder<TKey, IMessage> builder, Func<IServiceProvider, ISchemaFileSource?> source, params FileDescriptor[] files) =>
+    public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(
+        this KafkaProtobufConsumerBuilder<TKey, IMessage> builder,
+        Func<IServiceProvider, ISchemaFileSource?> source,
+        params FileDescriptor[] files) =>
         WithProtobufValues(builder, source, null, files);
 
     /// <summary>
@@ -88,10 +104,14 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="files">The generated files whose message types are read.</param>
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<TKey, IMessage> WithProtobufValues<TKey>(
-        this KafkaProtobufConsumerBuilder<TKey, IMessage> builder, Func<IServiceProvider, ISchemaFileSource?> source, Action<MultiTypeDeserializerOptions>? configure, params FileDescriptor[] files)
+        this KafkaProtobufConsumerBuilder<TKey, IMessage> builder,
+        Func<IServiceProvider, ISchemaFileSource?> source,
+        Action<MultiTypeDeserializerOptions>? configure,
+        params FileDescriptor[] files)
     {
         Source(source);
-        return Builder(builder).WithValueDeserializer(services => new MultiTypeProtobufDeserializer(files, MultiTypeOptions(services, source, configure)));
+        return Builder(builder).WithValueDeserializer(services => new MultiTypeProtobufDeserializer(
+            files, MultiTypeOptions(services, source, configure)));
     }
 
     /// <summary>Keys of one generated type (<see cref="FramedProtobufDeserializer{T}"/>, default options).</summary>
@@ -99,7 +119,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <typeparam name="TValue">The value type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder)
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder)
         where TKey : class, IMessage<TKey>, new() =>
         Builder(builder).WithKeyDeserializer(_ => new FramedProtobufDeserializer<TKey>());
 
@@ -109,7 +130,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="options">The deserializer's options.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder, FramedDeserializerOptions options)
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder, FramedDeserializerOptions options)
         where TKey : class, IMessage<TKey>, new() =>
         Builder(builder).WithKeyDeserializer(_ => new FramedProtobufDeserializer<TKey>(options));
 
@@ -123,7 +145,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="source">Gives the writer's schema source.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source)
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source)
         where TKey : class, IMessage<TKey>, new() =>
         WithProtobufKeys(builder, source, null);
 
@@ -139,20 +162,29 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="configure">Sets the deserializer's other options; optional.</param>
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<TKey, TValue> WithProtobufKeys<TKey, TValue>(
-        this KafkaProtobufConsumerBuilder<TKey, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, Action<FramedDeserializerOptions>? configure)
+        this KafkaProtobufConsumerBuilder<TKey, TValue> builder,
+        Func<IServiceProvider, ISchemaFileSource?> source,
+        Action<FramedDeserializerOptions>? configure)
         where TKey : class, IMessage<TKey>, new()
     {
         Source(source);
-        return Builder(builder).WithKeyDeserializer(services => new FramedProtobufDeserializer<TKey>(TypedOptions(services, source, configure)));
+        return Builder(builder).WithKeyDeserializer(services => new FramedProtobufDeserializer<TKey>(TypedOptions(
+            services, source, configure)));
     }
 
-    /// <summary>Keys of several types, read by name in the writer's schema from a source the services provide (e.g. a <c>RegistryClient</c> registered as a singleton).</summary>
+    /// <summary>
+    /// Keys of several types, read by name in the writer's schema from a source the services provide (e.g. a
+    /// <c>RegistryClient</c> registered as a singleton).
+    /// </summary>
     /// <typeparam name="TValue">The value type.</typeparam>
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="source">Gives the writer's schema source, or <see langword="null"/> for none.</param>
     /// <param name="files">The generated files whose message types are read.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<IMessage, TValue> WithProtobufKeys<TValue>(this KafkaProtobufConsumerBuilder<IMessage, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, params FileDescriptor[] files) =>
+    public static KafkaProtobufConsumerBuilder<IMessage, TValue> WithProtobufKeys<TValue>(
+        this KafkaProtobufConsumerBuilder<IMessage, TValue> builder,
+        Func<IServiceProvider, ISchemaFileSource?> source,
+        params FileDescriptor[] files) =>
         WithProtobufKeys(builder, source, null, files);
 
     /// <summary>Keys of several types, read by name in the writer's schema from a source the services provide.</summary>
@@ -163,10 +195,14 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="files">The generated files whose message types are read.</param>
     /// <returns>The builder.</returns>
     public static KafkaProtobufConsumerBuilder<IMessage, TValue> WithProtobufKeys<TValue>(
-        this KafkaProtobufConsumerBuilder<IMessage, TValue> builder, Func<IServiceProvider, ISchemaFileSource?> source, Action<MultiTypeDeserializerOptions>? configure, params FileDescriptor[] files)
+        this KafkaProtobufConsumerBuilder<IMessage, TValue> builder,
+        Func<IServiceProvider, ISchemaFileSource?> source,
+        Action<MultiTypeDeserializerOptions>? configure,
+        params FileDescriptor[] files)
     {
         Source(source);
-        return Builder(builder).WithKeyDeserializer(services => new MultiTypeProtobufDeserializer(files, MultiTypeOptions(services, source, configure)));
+        return Builder(builder).WithKeyDeserializer(services => new MultiTypeProtobufDeserializer(
+            files, MultiTypeOptions(services, source, configure)));
     }
 
     /// <summary>Keys of several types (<see cref="MultiTypeProtobufDeserializer"/>).</summary>
@@ -174,7 +210,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
     /// <param name="builder">The consumer's builder.</param>
     /// <param name="files">The generated files whose message types are read.</param>
     /// <returns>The builder.</returns>
-    public static KafkaProtobufConsumerBuilder<IMessage, TValue> WithProtobufKeys<TValue>(this KafkaProtobufConsumerBuilder<IMessage, TValue> builder, params FileDescriptor[] files) =>
+    public static KafkaProtobufConsumerBuilder<IMessage, TValue> WithProtobufKeys<TValue>(
+        this KafkaProtobufConsumerBuilder<IMessage, TValue> builder, params FileDescriptor[] files) =>
         Builder(builder).WithKeyDeserializer(_ => new MultiTypeProtobufDeserializer(files, null));
 
     private static KafkaProtobufConsumerBuilder<TKey, TValue> Builder<TKey, TValue>(KafkaProtobufConsumerBuilder<TKey, TValue> builder) =>
@@ -188,7 +225,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
         }
     }
 
-    private static FramedDeserializerOptions TypedOptions(IServiceProvider services, Func<IServiceProvider, ISchemaFileSource?> source, Action<FramedDeserializerOptions>? configure)
+    private static FramedDeserializerOptions TypedOptions(
+        IServiceProvider services, Func<IServiceProvider, ISchemaFileSource?> source, Action<FramedDeserializerOptions>? configure)
     {
         var options = new FramedDeserializerOptions { VerifyWriterType = true };
         options.WriterSchemas.Source = source(services);
@@ -196,7 +234,8 @@ public static class KafkaProtobufConsumerBuilderExtensions
         return options;
     }
 
-    private static MultiTypeDeserializerOptions MultiTypeOptions(IServiceProvider services, Func<IServiceProvider, ISchemaFileSource?> source, Action<MultiTypeDeserializerOptions>? configure)
+    private static MultiTypeDeserializerOptions MultiTypeOptions(
+        IServiceProvider services, Func<IServiceProvider, ISchemaFileSource?> source, Action<MultiTypeDeserializerOptions>? configure)
     {
         var options = new MultiTypeDeserializerOptions();
         options.WriterSchemas.Source = source(services);

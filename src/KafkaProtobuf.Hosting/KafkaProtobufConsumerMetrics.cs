@@ -1,7 +1,8 @@
 namespace KafkaProtobuf.Hosting;
 
 /// <summary>
-/// The names of the hosted consumers' instruments and tags, on the package's meter (<c>KafkaProtobuf</c>, the deserializers' meter), each tagged
+/// The names of the hosted consumers' instruments and tags, on the package's meter (<c>KafkaProtobuf</c>, the
+/// deserializers' meter), each tagged
 /// with the consumer's name.
 /// </summary>
 public static class KafkaProtobufConsumerMetrics

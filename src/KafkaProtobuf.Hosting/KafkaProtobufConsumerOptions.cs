@@ -8,7 +8,9 @@ namespace KafkaProtobuf.Hosting;
 /// <summary>
 /// One hosted consumer: what it reads, where poison records and failed handlers' records go, how handler failures are
 /// retried. Set in code or read from configuration
-/// (<see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(Microsoft.Extensions.DependencyInjection.IServiceCollection, string, Microsoft.Extensions.Configuration.IConfiguration, Action{KafkaProtobufConsumerOptions}?)"/>).
+/// (<see cref="KafkaProtobufServiceCollectionExtensions.AddKafkaProtobufConsumer{TKey, TValue}(
+/// Microsoft.Extensions.DependencyInjection.IServiceCollection, string, Microsoft.Extensions.Configuration.IConfiguration,
+/// Action{KafkaProtobufConsumerOptions}?)"/>).
 /// </summary>
 public sealed class KafkaProtobufConsumerOptions
 {
@@ -19,7 +21,10 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public ConsumerConfig Consumer { get; set; } = new();
 
-    /// <summary>The dead-letter producer's <c>message.max.bytes</c> unless <see cref="CopyProducer"/> sets it: librdkafka's largest.</summary>
+    /// <summary>
+    /// The dead-letter producer's <c>message.max.bytes</c> unless <see cref="CopyProducer"/> sets it: librdkafka's
+    /// largest.
+    /// </summary>
     internal const int DeadLetterMessageMaxBytes = 1_000_000_000;
 
     /// <summary>The topics to subscribe to (at least one).</summary>
@@ -32,7 +37,8 @@ public sealed class KafkaProtobufConsumerOptions
     public string? DeadLetterTopic { get; set; }
 
     /// <summary>
-    /// Settings for the producer that writes records' copies (dead letters, and copies to retry topics), laid over its defaults: the consumer's <c>bootstrap.servers</c>,
+    /// Settings for the producer that writes records' copies (dead letters, and copies to retry topics), laid over its
+    /// defaults: the consumer's <c>bootstrap.servers</c>,
     /// <c>client.id</c> and security settings (<c>security.*</c>, <c>sasl.*</c>, <c>ssl.*</c>), <c>acks=all</c>,
     /// idempotence on, <c>message.timeout.ms</c> = <see cref="CopyTimeout"/>, and <c>message.max.bytes</c>
     /// 1,000,000,000 (librdkafka's largest), so that the producer takes any dead letter (its record plus at most
@@ -58,7 +64,8 @@ public sealed class KafkaProtobufConsumerOptions
 
     /// <summary>
     /// How many handler calls may run at once: records, or with a batch handler, batches. 1 (the default): one at a
-    /// time, in the order Consume gives them. More: partition-parallel — records of different partitions are handled at the same time, each partition's
+    /// time, in the order Consume gives them. More: partition-parallel — records of different partitions are handled at
+    /// the same time, each partition's
     /// in order, and a record's offset is stored only once it and every earlier record of its partition are done. For
     /// handlers that wait on I/O; a handler must then be safe to run on several threads.
     /// </summary>
@@ -75,13 +82,16 @@ public sealed class KafkaProtobufConsumerOptions
 
     /// <summary>
     /// Partition-parallel and batches: how much memory records taken and not yet done may hold, across all partitions
-    /// (waiting for or in a handler, finished before an earlier one, or in a batch being handled). A record counts its
-    /// key and value bytes as read (the copy kept for its dead letter) plus 512 bytes for the objects around them (its
-    /// consume result, message and headers); twice its bytes in key order and in batches, where it is deserialized when
-    /// consumed (its message taken to be as large); in partition order it is deserialized when a handler takes it. When the total reaches this, the
-    /// partition that took the last record pauses its fetching, and every partition paused so resumes once half of the
-    /// budget is free. Default 64 MiB, as librdkafka's own <c>queued.max.messages.kbytes</c> (which comes on top: what
-    /// librdkafka fetched and the loop has not taken yet). At least one record is always taken, however large.
+    /// (waiting for or in a handler, finished before an earlier one, in a batch being collected or handled). A record
+    /// counts its key and value bytes as read (the copy kept for its dead letter) plus 512 bytes for the objects around
+    /// them (its consume result, message and headers); twice its bytes in key order and in batches, where it is
+    /// deserialized when consumed (its message taken to be as large; a batch counts the chunks its copies are in as
+    /// large as they are); in partition order it is deserialized when a handler takes it. When the total reaches this,
+    /// the partition that took the last record pauses its fetching (with a batch handler, its batch is handed over),
+    /// and every partition paused so resumes once half of the budget is free. Default 64 MiB, as librdkafka's own
+    /// <c>queued.max.messages.kbytes</c> (which comes on top: what librdkafka fetched and the loop has not taken yet).
+    /// At least one record is always taken, however large; past the budget, each partition takes at most the record
+    /// that took it past (with a batch handler, and the chunk of at most 256 KiB its bytes were copied into).
     /// </summary>
     public long MaxReadAheadBytes { get; set; } = 64L * 1024 * 1024;
 
@@ -115,7 +125,10 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public bool MessagingConventionMetrics { get; set; } = true;
 
-    /// <summary>What happens when the handler throws (a batch handler: for the whole batch, then <see cref="BatchOptions.WhenBatchFails"/>).</summary>
+    /// <summary>
+    /// What happens when the handler throws (a batch handler: for the whole batch, then
+    /// <see cref="BatchOptions.WhenBatchFails"/>).
+    /// </summary>
     public HandlerFailureOptions HandlerFailures { get; } = new();
 
     /// <summary>With a batch handler (<c>HandleBatch</c>): how batches are made and what a failed one becomes.</summary>
@@ -142,135 +155,4 @@ public sealed class KafkaProtobufConsumerOptions
     /// must return <see cref="Environment.ExitCode"/> for this to reach the process.
     /// </summary>
     public int FailureExitCode { get; set; } = 1;
-
-    /// <summary>Settings of the classic group protocol that KIP-848's protocol (<c>group.protocol=consumer</c>) refuses: the broker sets them.</summary>
-    private static readonly string[] ClassicOnlySettings = ["session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy", "group.protocol.type"];
-
-    /// <summary>The classic group protocol's settings a consumer config sets.</summary>
-    private static string[] ClassicGroupSettings(ConsumerConfig consumer) => ClassicOnlySettings.Where(setting => consumer.Get(setting) is not null).ToArray();
-
-    /// <summary>
-    /// Checks the options before the consumer starts, <paramref name="batches"/> when its handler takes batches: every
-    /// rule broken is named at once (see <c>OptionProblems</c>, as the other packages' options are checked).
-    /// </summary>
-    /// <exception cref="InvalidOperationException">What is missing, out of range, or contradicts the offset rule.</exception>
-    internal void Validate(string name, bool batches = false)
-    {
-        var problems = new OptionProblems("The KafkaProtobuf consumer '" + name + "'")
-            .Refuse(Topics.Count == 0, "Topics is empty: add a topic to read.")
-            .Refuse(string.IsNullOrEmpty(Consumer.BootstrapServers) || string.IsNullOrEmpty(Consumer.GroupId), "Consumer needs bootstrap.servers and group.id.")
-            .Refuse(
-                Consumer.EnableAutoOffsetStore == true || Consumer.EnableAutoCommit == false,
-                "The hosted consumer stores each offset itself once the record is handled and lets auto-commit send them: leave enable.auto.offset.store and enable.auto.commit unset.")
-            .Refuse(
-                string.Equals(Consumer.Get("group.protocol"), "consumer", StringComparison.OrdinalIgnoreCase) && ClassicGroupSettings(Consumer) is { Length: > 0 } classic,
-                "Consumer's group.protocol is 'consumer' (KIP-848: the broker assigns partitions and sets the session), which takes no "
-                + string.Join(", ", ClassicGroupSettings(Consumer)) + (ClassicGroupSettings(Consumer).Length == 1 ? ": remove it" : ": remove them") + ", or use group.protocol 'classic'.")
-            .Require(MaxConcurrentHandlers >= 1, nameof(MaxConcurrentHandlers), MaxConcurrentHandlers, "at least 1")
-            .Require(MaxReadAheadBytes >= 1, nameof(MaxReadAheadBytes), MaxReadAheadBytes, "at least 1")
-            .Require(LagDegradedThreshold >= 0, nameof(LagDegradedThreshold), LagDegradedThreshold, "0 (never) or more")
-            .Require(LagUnhealthyThreshold >= 0, nameof(LagUnhealthyThreshold), LagUnhealthyThreshold, "0 (never) or more")
-            .Refuse(
-                LagUnhealthyThreshold > 0 && LagDegradedThreshold > 0 && LagUnhealthyThreshold <= LagDegradedThreshold,
-                "LagUnhealthyThreshold (" + LagUnhealthyThreshold + ") is not above LagDegradedThreshold (" + LagDegradedThreshold + "): a consumer would be unhealthy before it is degraded.")
-            .Require(RevokeTimeout >= TimeSpan.Zero, nameof(RevokeTimeout), RevokeTimeout, "at least zero")
-            .Require(ReadAgainDelay >= TimeSpan.Zero, nameof(ReadAgainDelay), ReadAgainDelay, "at least zero")
-            .Require(CopyTimeout > TimeSpan.Zero, nameof(CopyTimeout), CopyTimeout, "positive")
-            .RequireOneOf(HandlingOrder, nameof(HandlingOrder), HandlingOrder.Partition, HandlingOrder.Key)
-            .Require(HandlerFailures.MaxAttempts >= 1, "HandlerFailures.MaxAttempts", HandlerFailures.MaxAttempts, "at least 1")
-            .Require(HandlerFailures.RetryBackoff >= TimeSpan.Zero, "HandlerFailures.RetryBackoff", HandlerFailures.RetryBackoff, "at least zero")
-            .Require(HandlerFailures.MaxRetryBackoff >= HandlerFailures.RetryBackoff, "HandlerFailures.MaxRetryBackoff", HandlerFailures.MaxRetryBackoff, "at least RetryBackoff (" + HandlerFailures.RetryBackoff + ")")
-            .RequireOneOf(HandlerFailures.WhenAttemptsRunOut, "HandlerFailures.WhenAttemptsRunOut", HandlerFailureAction.DeadLetter, HandlerFailureAction.StopConsumer)
-            .Refuse(
-                CopyProducer?.MessageTimeoutMs is { } messageTimeout && messageTimeout > CopyTimeout.TotalMilliseconds,
-                "CopyProducer's message.timeout.ms (" + CopyProducer?.MessageTimeoutMs?.ToString(System.Globalization.CultureInfo.InvariantCulture)
-                + ") is longer than CopyTimeout (" + CopyTimeout + "): the producer would still deliver a dead letter the consumer gave up on and writes again. Set CopyTimeout instead; it sets both.");
-        for (int i = 0; i < RetryTopics.Delays.Count; i++)
-        {
-            problems.Require(RetryTopics.Delays[i] > TimeSpan.Zero, "RetryTopics.Delays[" + i.ToString(System.Globalization.CultureInfo.InvariantCulture) + "]", RetryTopics.Delays[i], "positive");
-        }
-
-        string? pattern = Topics.FirstOrDefault(t => t.Length > 0 && t[0] == '^');
-        problems.Refuse(
-            RetryTopics.Delays.Count > 0 && pattern is not null,
-            "Retry topics are named after their topic, which a pattern (" + pattern + ") is not: give RetryTopics topics by name.");
-        if (batches)
-        {
-            problems
-                .Require(Batches.MaxSize >= 1, "Batches.MaxSize", Batches.MaxSize, "at least 1")
-                .Require(Batches.MaxWait > TimeSpan.Zero, "Batches.MaxWait", Batches.MaxWait, "positive")
-                .RequireOneOf(Batches.WhenBatchFails, "Batches.WhenBatchFails", FailedBatchAction.Split, FailedBatchAction.WholeBatch)
-                .Refuse(
-                    HandlingOrder == HandlingOrder.Key,
-                    "A batch handler takes a partition's records in its order: HandlingOrder Key does not apply to it (MaxConcurrentHandlers counts batches of different partitions).")
-                .Refuse(
-                    Batches.AcrossPartitions && MaxConcurrentHandlers > 1,
-                    "Batches across partitions are handled one at a time, in the order they were read: set MaxConcurrentHandlers to 1, or leave Batches.AcrossPartitions off to handle several partitions' batches at once.")
-                .Refuse(
-                    RetryTopics.Delays.Count > 0 && Batches.AcrossPartitions,
-                    "A retry topic's record waits for its due time by pausing its partition, which batches across partitions cannot do: leave Batches.AcrossPartitions off to use RetryTopics.");
-        }
-
-        problems.ThrowIfAnyAtStart();
-    }
-
-    /// <summary>What the consumer subscribes to: <see cref="Topics"/>, and their retry topics when it reads them.</summary>
-    internal List<string> SubscribedTopics()
-    {
-        var topics = new List<string>(Topics);
-        if (RetryTopics.ReadRetryTopics)
-        {
-            foreach (string topic in Topics)
-            {
-                for (int tier = 1; tier <= RetryTopics.Delays.Count; tier++)
-                {
-                    topics.Add(RetryTopicOptions.TopicName(topic, tier));
-                }
-            }
-        }
-
-        return topics;
-    }
-
-    /// <summary>The consumer's configuration with the offset rule applied.</summary>
-    internal ConsumerConfig ConsumerConfigForLoop()
-    {
-        var config = new ConsumerConfig(Consumer.ToDictionary(setting => setting.Key, setting => setting.Value))
-        {
-            EnableAutoOffsetStore = false,
-            EnableAutoCommit = true,
-        };
-        return config;
-    }
-
-    /// <summary>The dead-letter producer's configuration: the defaults derived from the consumer's, with <see cref="CopyProducer"/> laid over them.</summary>
-    internal ProducerConfig CopyProducerConfig()
-    {
-        var config = new ProducerConfig
-        {
-            Acks = Acks.All,
-            EnableIdempotence = true,
-            MessageTimeoutMs = (int)Math.Ceiling(CopyTimeout.TotalMilliseconds),
-
-            // A dead letter is its record plus at most DeadLetterMessages.MaxAddedBytes a copy: librdkafka's own limit
-            // (1,000,000) would refuse one whose record was near it, so the producer takes any, and the topic's decides.
-            MessageMaxBytes = DeadLetterMessageMaxBytes,
-        };
-        foreach (KeyValuePair<string, string> setting in Consumer)
-        {
-            // The connection and security settings; consumer-only ones would make librdkafka warn.
-            if (setting.Key is "bootstrap.servers" or "client.id" || setting.Key.StartsWith("security.", StringComparison.Ordinal)
-                || setting.Key.StartsWith("sasl.", StringComparison.Ordinal) || setting.Key.StartsWith("ssl.", StringComparison.Ordinal))
-            {
-                config.Set(setting.Key, setting.Value);
-            }
-        }
-
-        foreach (KeyValuePair<string, string> setting in CopyProducer ?? Enumerable.Empty<KeyValuePair<string, string>>())
-        {
-            config.Set(setting.Key, setting.Value);
-        }
-
-        return config;
-    }
 }

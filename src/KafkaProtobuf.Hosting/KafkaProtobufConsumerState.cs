@@ -12,6 +12,9 @@ public enum KafkaProtobufConsumerState
     /// <summary>Stopped by the host's shutdown.</summary>
     Stopped = 2,
 
-    /// <summary>Stopped for good on a failure: a fatal Kafka error, a dead letter that could not be written, a handler failure whose policy is to stop.</summary>
+    /// <summary>
+    /// Stopped for good on a failure: a fatal Kafka error, a dead letter that could not be written, a handler failure
+    /// whose policy is to stop.
+    /// </summary>
     Failed = 3,
 }

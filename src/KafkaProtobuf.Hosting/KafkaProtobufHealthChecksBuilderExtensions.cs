@@ -20,7 +20,10 @@ public static class KafkaProtobufHealthChecksBuilderExtensions
     /// <param name="tags">Tags to filter checks by (e.g. <c>ready</c>).</param>
     /// <returns>The builder.</returns>
     public static IHealthChecksBuilder AddKafkaProtobufConsumers(
-        this IHealthChecksBuilder builder, string name = "kafkaprotobuf-consumers", HealthStatus? failureStatus = null, IEnumerable<string>? tags = null)
+        this IHealthChecksBuilder builder,
+        string name = "kafkaprotobuf-consumers",
+        HealthStatus? failureStatus = null,
+        IEnumerable<string>? tags = null)
     {
         if (builder is null)
         {
@@ -29,6 +32,9 @@ public static class KafkaProtobufHealthChecksBuilderExtensions
 
         builder.Services.TryAddSingleton<KafkaProtobufConsumerStates>();
         return builder.Add(new HealthCheckRegistration(
-            name, provider => new KafkaProtobufConsumersHealthCheck(provider.GetRequiredService<KafkaProtobufConsumerStates>()), failureStatus, tags));
+            name,
+            provider => new KafkaProtobufConsumersHealthCheck(provider.GetRequiredService<KafkaProtobufConsumerStates>()),
+            failureStatus,
+            tags));
     }
 }

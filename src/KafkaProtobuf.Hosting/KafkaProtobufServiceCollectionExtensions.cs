@@ -16,7 +16,8 @@ public static class KafkaProtobufServiceCollectionExtensions
     /// (<see cref="KafkaProtobufConsumerBuilderExtensions"/>) and a handler.
     /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
-    /// <typeparam name="TValue">The value type: a generated message type, or <see cref="Google.Protobuf.IMessage"/> for several.</typeparam>
+    /// <typeparam name="TValue">The value type: a generated message type, or <see cref="Google.Protobuf.IMessage"/> for
+    /// several.</typeparam>
     /// <param name="services">The services.</param>
     /// <param name="name">The consumer's name, unique among them: in logs, metrics and health data.</param>
     /// <param name="configure">Sets the options (run when the host starts).</param>
@@ -30,7 +31,8 @@ public static class KafkaProtobufServiceCollectionExtensions
             throw new ArgumentNullException(nameof(configure));
         }
 
-        KafkaProtobufConsumerBuilder<TKey, TValue> builder = Register<TKey, TValue>(services, name, out ConsumerRegistration<TKey, TValue> registration);
+        KafkaProtobufConsumerBuilder<TKey, TValue> builder = Register<TKey, TValue>(
+            services, name, out ConsumerRegistration<TKey, TValue> registration);
         registration.Configure.Add((_, options) => configure(options));
         return builder;
     }
@@ -40,7 +42,8 @@ public static class KafkaProtobufServiceCollectionExtensions
     /// docs/hosting.md for the keys), then <paramref name="configure"/>.
     /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
-    /// <typeparam name="TValue">The value type: a generated message type, or <see cref="Google.Protobuf.IMessage"/> for several.</typeparam>
+    /// <typeparam name="TValue">The value type: a generated message type, or <see cref="Google.Protobuf.IMessage"/> for
+    /// several.</typeparam>
     /// <param name="services">The services.</param>
     /// <param name="name">The consumer's name, unique among them.</param>
     /// <param name="configuration">The section, e.g. <c>configuration.GetSection("Kafka:Orders")</c>.</param>
@@ -55,7 +58,8 @@ public static class KafkaProtobufServiceCollectionExtensions
             throw new ArgumentNullException(nameof(configuration));
         }
 
-        KafkaProtobufConsumerBuilder<TKey, TValue> builder = Register<TKey, TValue>(services, name, out ConsumerRegistration<TKey, TValue> registration);
+        KafkaProtobufConsumerBuilder<TKey, TValue> builder = Register<TKey, TValue>(
+            services, name, out ConsumerRegistration<TKey, TValue> registration);
         registration.Configure.Add((_, options) => ConsumerConfiguration.Apply(configuration, options));
         if (configure is not null)
         {

@@ -14,6 +14,9 @@ public static class RetryHeaderNames
     /// <summary>When it is due to be handled again: milliseconds since the Unix epoch, UTC, as text.</summary>
     public const string Due = "kafkaprotobuf.retry.due";
 
-    /// <summary>When its handler first failed for good: milliseconds since the Unix epoch, UTC, as text (written on the first hop).</summary>
+    /// <summary>
+    /// When its handler first failed for good: milliseconds since the Unix epoch, UTC, as text (written on the first
+    /// hop).
+    /// </summary>
     public const string FirstFailure = "kafkaprotobuf.retry.first_failure";
 }

@@ -5,7 +5,7 @@ using System;
 #if KAFKAPROTOBUF_SCHEMAREGISTRY
 namespace KafkaProtobuf.SchemaRegistry;
 #else
-namespace KafkaProtobuf.Hosting;
+namespace KafkaProtobuf.Hosting.Handling;
 #endif
 
 /// <summary>

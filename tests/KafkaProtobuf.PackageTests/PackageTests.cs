@@ -127,8 +127,11 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
             ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.0", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
             Dependencies(nuspec, "net8.0"));
         Assert.Equal(
-            ["KafkaProtobuf " + packages.Version, "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.0", "Microsoft.Extensions.Hosting.Abstractions 8.0.1"],
-            Dependencies(nuspec, ".NETStandard2.0"));
+            [
+                "KafkaProtobuf " + packages.Version, "Microsoft.Bcl.TimeProvider 8.0.1", "Microsoft.Extensions.Diagnostics.HealthChecks 8.0.0",
+                "Microsoft.Extensions.Hosting.Abstractions 8.0.1",
+            ],
+            Dependencies(nuspec, ".NETStandard2.0")); // TimeProvider is in the BCL from .NET 8
     }
 
     [Fact]

@@ -18,7 +18,8 @@ internal sealed class BatchRunner<TKey, TValue>
     private readonly FailedBatchAction _whenAttemptsRunOut;
     private readonly HandlerEvents _events;
 
-    public BatchRunner(HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> runner, FailedBatchAction whenAttemptsRunOut, HandlerEvents events)
+    public BatchRunner(
+        HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> runner, FailedBatchAction whenAttemptsRunOut, HandlerEvents events)
     {
         _runner = runner;
         _whenAttemptsRunOut = whenAttemptsRunOut;
@@ -41,11 +42,23 @@ internal sealed class BatchRunner<TKey, TValue>
     }
 
     /// <summary>What a batch is, in log lines: its place, or its first record's and how many follow.</summary>
-    public static string Describe(IReadOnlyList<ConsumeResult<TKey, TValue>> records) =>
-        records is RecordBatch<TKey, TValue> batch ? batch.Describe()
-        : PositionText.Of(records[0].Topic, records[0].Partition, records[0].Offset) + (records.Count > 1 ? " and the " + (records.Count - 1).ToString(System.Globalization.CultureInfo.InvariantCulture) + " records after it" : string.Empty);
+    public static string Describe(IReadOnlyList<ConsumeResult<TKey, TValue>> records)
+    {
+        if (records is RecordBatch<TKey, TValue> batch)
+        {
+            return batch.Describe();
+        }
 
-    /// <summary>Runs the handler on the batch until it completes or fails for good (then split, if so configured); the records' own results, if split, in <see cref="RecordBatch{TKey, TValue}.RecordResults"/>.</summary>
+        string first = PositionText.Of(records[0].Topic, records[0].Partition, records[0].Offset);
+        return records.Count > 1
+            ? first + " and the " + (records.Count - 1).ToString(System.Globalization.CultureInfo.InvariantCulture) + " records after it"
+            : first;
+    }
+
+    /// <summary>
+    /// Runs the handler on the batch until it completes or fails for good (then split, if so configured); the records'
+    /// own results, if split, in <see cref="RecordBatch{TKey, TValue}.RecordResults"/>.
+    /// </summary>
     public ValueTask<HandlerResult> RunAsync(RecordBatch<TKey, TValue> batch, Activity? activity)
     {
         _events.BatchStarting(batch.Count);

@@ -1,24 +1,35 @@
 using System;
-using System.Buffers;
+using System.Collections.Generic;
 
 namespace KafkaProtobuf.Hosting.Batching;
 
 /// <summary>
 /// The key and value bytes of a batch's records, as they were written, for the dead letters of records whose handler
-/// failed: copied one after another into one buffer rented from the shared pool (returned when the batch is done), so
-/// that a batch costs no array per record.
+/// failed: copied one after another into chunks, each key or value whole in one, so that a batch costs no array per
+/// record. The first chunk is sized from the batch before, later ones double up to <see cref="LargestChunk"/>, so a
+/// batch holds little more than its bytes and never copies them twice; chunks come from, and go back to, the
+/// collector's own small <see cref="ChunkPool"/> when there is one.
 /// </summary>
-internal sealed class CopiedBytes
+/// <param name="expectedBytes">How many bytes the batch is likely to copy (the batch before's).</param>
+/// <param name="pool">Where chunks come from and go back to; none: each is allocated, and left to the GC.</param>
+internal sealed class CopiedBytes(int expectedBytes = 0, ChunkPool? pool = null)
 {
+    /// <summary>The most a chunk grows to (a larger key or value gets a chunk of its own size).</summary>
+    internal const int LargestChunk = 256 * 1024;
+
+    private const int SmallestChunk = 1_024;
     private const int NullLength = -1;
 
-    private byte[] _buffer = [];
-    private (int Start, int Length)[] _slices = [];
-    private int _used;
+    private readonly List<byte[]> _chunks = [];
+    private (int Chunk, int Start, int Length)[] _slices = [];
     private int _count;
+    private int _usedInLast;
 
     /// <summary>The bytes copied so far.</summary>
-    public int Length => _used;
+    public int Length { get; private set; }
+
+    /// <summary>What the chunks hold in memory, used or not.</summary>
+    public long Capacity { get; private set; }
 
     /// <summary>Copies one key's or value's bytes; <paramref name="isNull"/> for a null one.</summary>
     public void Add(ReadOnlySpan<byte> bytes, bool isNull)
@@ -30,21 +41,25 @@ internal sealed class CopiedBytes
 
         if (isNull)
         {
-            _slices[_count++] = (_used, NullLength);
+            _slices[_count++] = (-1, 0, NullLength);
             return;
         }
 
-        if (_used + bytes.Length > _buffer.Length)
+        if (_chunks.Count == 0 || _chunks[_chunks.Count - 1].Length - _usedInLast < bytes.Length)
         {
-            byte[] larger = ArrayPool<byte>.Shared.Rent(Math.Max(_used + bytes.Length, Math.Max(1_024, _buffer.Length * 2)));
-            _buffer.AsSpan(0, _used).CopyTo(larger);
-            Return();
-            _buffer = larger;
+            int next = _chunks.Count == 0
+                ? Math.Min(Math.Max(SmallestChunk, expectedBytes), LargestChunk)
+                : Math.Min(_chunks[_chunks.Count - 1].Length * 2, LargestChunk);
+            byte[] chunk = pool?.Rent(bytes.Length, next) ?? new byte[Math.Max(next, bytes.Length)];
+            _chunks.Add(chunk);
+            Capacity += chunk.Length;
+            _usedInLast = 0;
         }
 
-        bytes.CopyTo(_buffer.AsSpan(_used));
-        _slices[_count++] = (_used, bytes.Length);
-        _used += bytes.Length;
+        bytes.CopyTo(_chunks[_chunks.Count - 1].AsSpan(_usedInLast));
+        _slices[_count++] = (_chunks.Count - 1, _usedInLast, bytes.Length);
+        _usedInLast += bytes.Length;
+        Length += bytes.Length;
     }
 
     /// <summary>The <paramref name="index"/>th bytes added, as a new array, or <see langword="null"/> for a null one.</summary>
@@ -54,28 +69,29 @@ internal sealed class CopiedBytes
         return isNull ? null : bytes.ToArray();
     }
 
-    /// <summary>The <paramref name="index"/>th bytes added, borrowed (valid until <see cref="ReturnBytes"/>).</summary>
+    /// <summary>The <paramref name="index"/>th bytes added, borrowed (valid until <see cref="ReleaseBytes"/>).</summary>
     public ReadOnlySpan<byte> Span(int index, out bool isNull)
     {
-        (int start, int length) = _slices[index];
+        (int chunk, int start, int length) = _slices[index];
         isNull = length == NullLength;
-        return isNull ? default : _buffer.AsSpan(start, length);
+        return isNull ? default : _chunks[chunk].AsSpan(start, length);
     }
 
-    /// <summary>The buffer goes back to the pool; nothing may be read afterwards.</summary>
-    public void ReturnBytes()
+    /// <summary>The bytes are let go (the batch was concluded or dropped); nothing may be read afterwards.</summary>
+    public void ReleaseBytes()
     {
-        Return();
-        _buffer = [];
-        _used = 0;
-        _count = 0;
-    }
-
-    private void Return()
-    {
-        if (_buffer.Length > 0)
+        if (pool is not null)
         {
-            ArrayPool<byte>.Shared.Return(_buffer);
+            foreach (byte[] chunk in _chunks)
+            {
+                pool.Return(chunk);
+            }
         }
+
+        _chunks.Clear();
+        _count = 0;
+        _usedInLast = 0;
+        Length = 0;
+        Capacity = 0;
     }
 }

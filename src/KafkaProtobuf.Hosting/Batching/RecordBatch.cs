@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 
@@ -18,10 +19,19 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
 {
     private readonly List<ConsumeResult<TKey, TValue>> _records;
     private List<ConsumeResult<TKey, TValue>>? _views; // what the handler sees, when a retry topic's record is shown at its first position
-    private readonly CopiedBytes _bytes = new(); // the key of record i at 2i, its value at 2i + 1
+    private readonly CopiedBytes _bytes; // the key of record i at 2i, its value at 2i + 1
+    private readonly ChunkPool? _chunks;
     private int _readAgainAt = -1;
 
-    public RecordBatch(int capacity) => _records = new List<ConsumeResult<TKey, TValue>>(capacity);
+    /// <param name="capacity">How many records it takes at most.</param>
+    /// <param name="expectedBytes">How many bytes its records' keys and values are likely to hold (the batch before's).</param>
+    /// <param name="chunks">Where the chunks its bytes are copied into come from and go back to; none: each is allocated.</param>
+    public RecordBatch(int capacity, int expectedBytes = 0, ChunkPool? chunks = null)
+    {
+        _records = new List<ConsumeResult<TKey, TValue>>(capacity);
+        _chunks = chunks;
+        _bytes = new CopiedBytes(expectedBytes, chunks);
+    }
 
     public int Count => _records.Count;
 
@@ -31,10 +41,16 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
     /// <summary>Set for a poison record's place in its partition's order.</summary>
     public ConsumeException? Poison { get; private set; }
 
-    /// <summary>When the batch is handed over however full it is (<see cref="SchedulerClock.Now"/> of its first record plus the wait).</summary>
+    /// <summary>
+    /// When the batch is handed over however full it is (<see cref="Consuming.PartitionPausing.Now"/> of its first
+    /// record plus the wait).
+    /// </summary>
     public TimeSpan DueAt { get; set; }
 
-    /// <summary>After a failed batch was split: what became of each record; null while the batch's own <see cref="ScheduledWork.Result"/> says it for all.</summary>
+    /// <summary>
+    /// After a failed batch was split: what became of each record; null while the batch's own
+    /// <see cref="ScheduledWork.Result"/> says it for all.
+    /// </summary>
     public HandlerResult[]? RecordResults { get; set; }
 
     public Activity? Activity { get; set; }
@@ -56,7 +72,14 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
     /// A record whose handler already failed for good (its dead letter was not written, and it was read again), standing
     /// in its partition's order as a batch of its own: concluded with <paramref name="failed"/>, never handed to the handler again.
     /// </summary>
-    public static RecordBatch<TKey, TValue> OfFailed(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull, HandlerResult failed)
+    public static RecordBatch<TKey, TValue> OfFailed(
+        ConsumeResult<TKey, TValue> record,
+        ConsumeResult<TKey, TValue> handlerView,
+        ReadOnlySpan<byte> key,
+        bool keyIsNull,
+        ReadOnlySpan<byte> value,
+        bool valueIsNull,
+        HandlerResult failed)
     {
         var batch = new RecordBatch<TKey, TValue>(1);
         batch.Add(record, handlerView, key, keyIsNull, value, valueIsNull);
@@ -70,12 +93,19 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
 
     /// <summary>Adds a record and copies its key and value bytes (borrowed from the deserializers' capture).</summary>
     /// <param name="record">The record as read.</param>
-    /// <param name="handlerView">The record as its handler sees it (for a retry topic's record, at the position it was first read from).</param>
+    /// <param name="handlerView">The record as its handler sees it (for a retry topic's record, at the position it was
+    /// first read from).</param>
     /// <param name="key">The key's bytes.</param>
     /// <param name="keyIsNull">Whether the key is null.</param>
     /// <param name="value">The value's bytes.</param>
     /// <param name="valueIsNull">Whether the value is null.</param>
-    public void Add(ConsumeResult<TKey, TValue> record, ConsumeResult<TKey, TValue> handlerView, ReadOnlySpan<byte> key, bool keyIsNull, ReadOnlySpan<byte> value, bool valueIsNull)
+    public void Add(
+        ConsumeResult<TKey, TValue> record,
+        ConsumeResult<TKey, TValue> handlerView,
+        ReadOnlySpan<byte> key,
+        bool keyIsNull,
+        ReadOnlySpan<byte> value,
+        bool valueIsNull)
     {
         if (_records.Count == 0)
         {
@@ -110,13 +140,19 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
     public List<TopicPartitionOffset> ReadAgainPositions() =>
         OnePerPartition(Math.Max(_readAgainAt, 0), lastOfEach: false).ConvertAll(record => record.TopicPartitionOffset);
 
-    /// <summary>The last record of each partition in the batch, the last first: where each partition's offset is stored once the batch is handled.</summary>
+    /// <summary>
+    /// The last record of each partition in the batch, the last first: where each partition's offset is stored once the
+    /// batch is handled.
+    /// </summary>
     public List<ConsumeResult<TKey, TValue>> LastOfEachPartition() => OnePerPartition(0, lastOfEach: true);
 
-    /// <summary>A new batch of the records not of <paramref name="partition"/>, due when this one was (this one gives its bytes back).</summary>
+    /// <summary>
+    /// A new batch of the records not of <paramref name="partition"/>, due when this one was (this one gives its bytes
+    /// back).
+    /// </summary>
     public RecordBatch<TKey, TValue> Without(TopicPartition partition)
     {
-        var rest = new RecordBatch<TKey, TValue>(_records.Capacity) { DueAt = DueAt };
+        var rest = new RecordBatch<TKey, TValue>(_records.Capacity, (int)ByteCount, _chunks) { DueAt = DueAt };
         for (int i = 0; i < _records.Count; i++)
         {
             ConsumeResult<TKey, TValue> record = _records[i];
@@ -128,15 +164,32 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
             }
         }
 
-        ReturnBytes();
+        ReleaseBytes();
         return rest;
     }
 
     /// <summary>Whether a record of the partition is in the batch.</summary>
     public bool Holds(string topic, Partition partition) => Holds(_records, topic, partition);
 
-    /// <summary>The copied bytes go back to the pool: the batch was concluded or dropped.</summary>
-    public void ReturnBytes() => _bytes.ReturnBytes();
+    /// <summary>The copied bytes are let go: the batch was concluded or dropped.</summary>
+    public void ReleaseBytes() => _bytes.ReleaseBytes();
+
+    /// <summary>
+    /// What the batch counts against the read-ahead budget: its records' messages (read at consume, taken to be as
+    /// large as their bytes) and the buffer their bytes are copied into, as large as it is; or a poison record's bytes.
+    /// </summary>
+    public long ReadAheadCharge => Poison is { } poison
+        ? ReadAhead.Charge(poison.ConsumerRecord)
+        : ReadAhead.Charge(ByteCount, Count, readAtConsume: false) + _bytes.Capacity;
+
+    /// <summary>A batch copied its records' bytes as it took them: kept, it only says what it counts.</summary>
+    public override void Keep() => ReadAheadBytes = ReadAheadCharge;
+
+    public override void Release()
+    {
+        Activity?.Dispose();
+        ReleaseBytes();
+    }
 
     /// <summary>For log lines and messages: <c>orders [3] @100..199 (100 records)</c>, or where a batch across partitions starts.</summary>
     public string Describe()
@@ -155,8 +208,11 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
 
         string count = _records.Count.ToString(CultureInfo.InvariantCulture);
         return _records.TrueForAll(r => IsOf(r, first.Topic, first.Partition))
-            ? PositionText.Of(first.Topic, first.Partition, first.Offset) + ".." + last.Offset.Value.ToString(CultureInfo.InvariantCulture) + " (" + count + " records)"
-            : "a batch of " + count + " records from several partitions, from " + PositionText.Of(first.Topic, first.Partition, first.Offset);
+            ? PositionText.Of(first.Topic, first.Partition, first.Offset)
+                + ".." + last.Offset.Value.ToString(CultureInfo.InvariantCulture) + " (" + count + " records)"
+            : "a batch of "
+                + count + " records from several partitions, from "
+                + PositionText.Of(first.Topic, first.Partition, first.Offset);
     }
 
     private static bool IsOf(ConsumeResult<TKey, TValue> record, string topic, Partition partition) =>
@@ -175,7 +231,10 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
         return false;
     }
 
-    /// <summary>One record of each partition among those from <paramref name="from"/> on: its first, or its last (then walking from the end).</summary>
+    /// <summary>
+    /// One record of each partition among those from <paramref name="from"/> on: its first, or its last (then walking
+    /// from the end).
+    /// </summary>
     private List<ConsumeResult<TKey, TValue>> OnePerPartition(int from, bool lastOfEach)
     {
         var found = new List<ConsumeResult<TKey, TValue>>(1);

@@ -23,7 +23,7 @@ namespace KafkaProtobuf.Hosting.Conclusion;
 /// <typeparam name="TValue">The value type.</typeparam>
 internal sealed class RecordConclusion<TKey, TValue>
 {
-    private readonly ConsumeStep<TKey, TValue> _step;
+    private readonly ConsumerClient<TKey, TValue> _client;
     private readonly IProducer<byte[], byte[]>? _writer; // dead letters and retry topics' copies
     private readonly string? _deadLetterTopic;
     private readonly TimeSpan _writeTimeout;
@@ -34,7 +34,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     private readonly ConsumerTracing _tracing;
     private readonly Action<string, Exception> _stop;
 
-    /// <param name="step">The consume step: stores, and writes through the consumer.</param>
+    /// <param name="client">The Kafka client: stores, and writes through the consumer.</param>
     /// <param name="writer">The producer of dead letters and retry copies; null with neither.</param>
     /// <param name="deadLetterTopic">The dead-letter topic, if any: without one, a record that fails for good stops the consumer.</param>
     /// <param name="writeTimeout">How long a write may take to be acknowledged.</param>
@@ -45,7 +45,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <param name="tracing">Spans, for a poison record's.</param>
     /// <param name="stop">Stops the consumer for good, with a reason.</param>
     public RecordConclusion(
-        ConsumeStep<TKey, TValue> step,
+        ConsumerClient<TKey, TValue> client,
         IProducer<byte[], byte[]>? writer,
         string? deadLetterTopic,
         TimeSpan writeTimeout,
@@ -56,7 +56,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         ConsumerTracing tracing,
         Action<string, Exception> stop)
     {
-        _step = step;
+        _client = client;
         _writer = writer;
         _deadLetterTopic = deadLetterTopic;
         _writeTimeout = writeTimeout;
@@ -75,36 +75,41 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <param name="record">The record.</param>
     /// <param name="result">What the handler made of it.</param>
     /// <param name="activity">Its span, if traced.</param>
-    /// <param name="ownBytes">Its key and value bytes, when it has its own copy; null when the consume step's capture still holds them (the record just consumed).</param>
-    public AfterConclusion Conclude(ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, (byte[]? Key, byte[]? Value)? ownBytes)
+    /// <param name="ownBytes">Its key and value bytes, when it has its own copy; null when the consume step's capture
+    /// still holds them (the record just consumed).</param>
+    public AfterConclusion Conclude(
+        ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, (byte[]? Key, byte[]? Value)? ownBytes)
     {
         switch (result.Outcome)
         {
             case HandlerOutcome.Handled:
-                _step.StoreOffset(record);
+                _client.StoreOffset(record);
                 _status.RecordDone(record.Topic, record.Partition);
                 return AfterConclusion.Continue;
             case HandlerOutcome.DeadLetter when _deadLetterTopic is not null || (_retries is not null && result.AttemptsRanOut):
-                (byte[]? key, byte[]? value) = ownBytes ?? (_step.Keys.ToArray(), _step.Values.ToArray());
+                (byte[]? key, byte[]? value) = ownBytes ?? (_client.KeyCapture.ToArray(), _client.ValueCapture.ToArray());
                 ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
                 Exception failure = result.Failure!;
                 AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
                     ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
-                    : DeadLetter(written, () => _step.DeadLetter(written, failure, _writer!, _deadLetterTopic!, _writeTimeout), handlerFailure: true, failure, activity);
+                    : DeadLetter(
+                        written,
+                        () => _client.DeadLetter(written, failure, _writer!, _deadLetterTopic!, _writeTimeout),
+                        handlerFailure: true,
+                        failure,
+                        activity);
                 if (after == AfterConclusion.ReadAgain)
                 {
                     // Not written: read again, the record is written again with what its handler made of it, not handled again.
-                    Unwritten.Keep(record.TopicPartitionOffset, result);
+                    Unwritten.Remember(record.TopicPartitionOffset, result);
                 }
 
                 return after;
             case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
                 Exception e = result.Failure!;
-                _stop(
-                    "the handler failed on " + PositionText.Of(record.Topic, record.Partition, record.Offset)
-                        + (result.Outcome == HandlerOutcome.DeadLetter ? " and there is no dead-letter topic" : " and the policy is to stop")
-                        + " (" + BoundedText.Describe(e) + ")",
-                    e);
+                string where = PositionText.Of(record.Topic, record.Partition, record.Offset);
+                string because = result.Outcome == HandlerOutcome.DeadLetter ? "there is no dead-letter topic" : "the policy is to stop";
+                _stop("the handler failed on " + where + " and " + because + " (" + BoundedText.Describe(e) + ")", e);
                 return AfterConclusion.Stop;
             default:
                 return AfterConclusion.Stop; // cancelled at shutdown: not committed, read again
@@ -125,7 +130,7 @@ internal sealed class RecordConclusion<TKey, TValue>
                 case HandlerOutcome.Handled:
                     foreach (ConsumeResult<TKey, TValue> last in batch.LastOfEachPartition())
                     {
-                        _step.StoreOffset(last);
+                        _client.StoreOffset(last);
                         _status.RecordDone(last.Topic, last.Partition);
                     }
 
@@ -134,7 +139,9 @@ internal sealed class RecordConclusion<TKey, TValue>
                     return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
                 case HandlerOutcome.Stop when batch.RecordResults is null:
                     Exception e = batch.Result.Failure!;
-                    _stop("the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + BoundedText.Describe(e) + ")", e);
+                    _stop(
+                        "the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + BoundedText.Describe(e) + ")",
+                        e);
                     return AfterConclusion.Stop;
             }
 
@@ -143,7 +150,8 @@ internal sealed class RecordConclusion<TKey, TValue>
                 HandlerResult result = batch.ResultOf(i);
 
                 // Own bytes only for a dead letter: no other outcome reads them (and copying every record's would cost an array each).
-                AfterConclusion after = Conclude(batch[i], result, activity, result.Outcome == HandlerOutcome.DeadLetter ? batch.BytesOf(i) : null);
+                AfterConclusion after = Conclude(
+                    batch[i], result, activity, result.Outcome == HandlerOutcome.DeadLetter ? batch.BytesOf(i) : null);
                 if (after != AfterConclusion.Continue)
                 {
                     batch.ReadAgainAt(i);
@@ -155,7 +163,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         }
         finally
         {
-            batch.ReturnBytes();
+            batch.ReleaseBytes();
         }
     }
 
@@ -163,27 +171,45 @@ internal sealed class RecordConclusion<TKey, TValue>
     public AfterConclusion DeadLetterPoison(ConsumeException poison)
     {
         using Activity? activity = _tracing.StartPoison(poison);
-        return DeadLetter(poison.ConsumerRecord, () => _step.DeadLetter(poison, _writer!, _deadLetterTopic!, _writeTimeout), handlerFailure: false, poison.InnerException ?? poison, activity);
+        return DeadLetter(
+            poison.ConsumerRecord,
+            () => _client.DeadLetter(poison, _writer!, _deadLetterTopic!, _writeTimeout),
+            handlerFailure: false,
+            poison.InnerException ?? poison,
+            activity);
     }
 
     /// <summary>Writes a dead letter (see <see cref="Write"/>); without a dead-letter topic the consumer stops.</summary>
-    private AfterConclusion DeadLetter(ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, bool handlerFailure, Exception failure, Activity? activity)
+    private AfterConclusion DeadLetter(
+        ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, bool handlerFailure, Exception failure, Activity? activity)
     {
         if (_deadLetterTopic is not { } topic)
         {
             string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
-            _stop(PositionText.Of(record.TopicPartitionOffset) + what + " and there is no dead-letter topic (" + BoundedText.Describe(failure) + ")", failure);
+            _stop(
+                PositionText.Of(record.TopicPartitionOffset)
+                    + what + " and there is no dead-letter topic (" + BoundedText.Describe(failure) + ")",
+                failure);
             return AfterConclusion.Stop;
         }
 
-        return Write(record, send, topic, activity, written => _events.DeadLettered(activity, record.TopicPartitionOffset, topic, handlerFailure, failure, written));
+        return Write(
+            record,
+            send,
+            topic,
+            activity,
+            written => _events.DeadLettered(activity, record.TopicPartitionOffset, topic, handlerFailure, failure, written));
     }
 
-    /// <summary>Copies a record whose handler failed for good to its next retry topic, due after that tier's delay (see <see cref="Write"/>).</summary>
-    private AfterConclusion SendToRetryTopic(ConsumeResult<byte[], byte[]> record, string topic, int tier, Exception failure, Activity? activity)
+    /// <summary>
+    /// Copies a record whose handler failed for good to its next retry topic, due after that tier's delay (see
+    /// <see cref="Write"/>).
+    /// </summary>
+    private AfterConclusion SendToRetryTopic(
+        ConsumeResult<byte[], byte[]> record, string topic, int tier, Exception failure, Activity? activity)
     {
         Message<byte[], byte[]> copy = _retries!.Copy(record, failure, tier, out DateTimeOffset due);
-        return Write(record, () => _step.Forward(record, copy, _writer!, topic, _writeTimeout), topic, activity, written =>
+        return Write(record, () => _client.Forward(record, copy, _writer!, topic, _writeTimeout), topic, activity, written =>
             _events.SentToRetryTopic(activity, record.TopicPartitionOffset, topic, tier, due, failure, written));
     }
 
@@ -193,7 +219,8 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// A record written whose offset could not be stored (its partition is no longer this consumer's) is not done here:
     /// its new owner reads it again.
     /// </summary>
-    private AfterConclusion Write(ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
+    private AfterConclusion Write(
+        ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
     {
         string where = PositionText.Of(record.TopicPartitionOffset);
         try
@@ -210,7 +237,8 @@ internal sealed class RecordConclusion<TKey, TValue>
         catch (DeadLetterException d) when (d.IsRetriable)
         {
             // The write moved the consumer back to the record: after the delay, Consume delivers it again.
-            string why = d.Error.Code + (_step.IsMissing(topic, d.Error.Code) ? ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)" : string.Empty);
+            string missing = ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)";
+            string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code) ? missing : string.Empty);
             _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, d);
             _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
             return AfterConclusion.ReadAgain;

@@ -17,7 +17,9 @@ internal static class BuiltInDeserializers
         var t when t == typeof(float) => (IDeserializer<T>)(object)Deserializers.Single,
         var t when t == typeof(double) => (IDeserializer<T>)(object)Deserializers.Double,
         _ => throw new InvalidOperationException(
-            "The " + component + " type " + typeof(T).Name + " has no built-in deserializer: call WithProtobuf" + (component == "key" ? "Keys" : "Values")
+            "The " + component
+                + " type " + typeof(T).Name + " has no built-in deserializer: call WithProtobuf"
+                + (component == "key" ? "Keys" : "Values")
             + " or With" + (component == "key" ? "Key" : "Value") + "Deserializer on the consumer's builder."),
     };
 }

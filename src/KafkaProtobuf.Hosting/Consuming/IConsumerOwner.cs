@@ -5,10 +5,10 @@ using Confluent.Kafka;
 namespace KafkaProtobuf.Hosting.Consuming;
 
 /// <summary>
-/// What the consume step tells the part that runs it (the consumer service), from inside the Kafka client's callbacks
-/// on the loop thread: the consume step calls down only, and up through this alone.
+/// What the Kafka client's callbacks tell the consumer service, on the loop thread: partitions taken away, or a failure
+/// the consumer cannot go on after. The client is called down only, and tells its owner through this alone.
 /// </summary>
-internal interface IConsumeStepOwner
+internal interface IConsumerOwner
 {
     /// <summary>Partitions were taken away (or lost): let go of what is held of them.</summary>
     void Revoked(IReadOnlyList<TopicPartition> partitions);

@@ -4,7 +4,6 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
-using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting.Diagnostics;
 
 namespace KafkaProtobuf.Hosting.Consuming;
@@ -15,7 +14,7 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// before that, its position). Nothing is asked of the broker; librdkafka answers these from any thread. What it
 /// measures goes to <see cref="ConsumerLag"/>, which the health check and the lag gauge read.
 /// </summary>
-internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, ConsumerLag lag) : IDisposable
+internal sealed class LagMeter<TKey, TValue>(ConsumerLag lag) : IDisposable
 {
     private static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
 
@@ -23,11 +22,10 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
     private readonly ConcurrentDictionary<(string Topic, int Partition), long> _from = new();
     private Timer? _timer;
 
-    /// <summary>Starts measuring (before a partition is assigned there is nothing to measure).</summary>
-    public LagMeter<TKey, TValue> Start()
+    /// <summary>Starts measuring <paramref name="consumer"/>'s partitions (before one is assigned there is nothing to measure).</summary>
+    public void Start(IConsumer<TKey, TValue> consumer)
     {
-        _timer = new Timer(_ => Measure(), null, Interval, Interval);
-        return this;
+        _timer = new Timer(_ => Measure(consumer), null, Interval, Interval);
     }
 
     /// <summary>A record consumed: the first of its partition marks where the lag counts from (what came before was handled).</summary>
@@ -35,17 +33,6 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
 
     /// <summary>The offset past a record was stored.</summary>
     public void Stored(string topic, Partition partition, Offset offset) => _from[(topic, partition.Value)] = offset.Value + 1;
-
-    /// <summary>A record copied elsewhere (a dead letter, a retry copy): the offset past it, if the copy stored it.</summary>
-    public CopyResult Stored(CopyResult copy)
-    {
-        if (copy.Offset is OffsetOutcome.Stored or OffsetOutcome.Committed)
-        {
-            Stored(copy.Record.Topic, copy.Record.Partition, copy.Record.Offset);
-        }
-
-        return copy;
-    }
 
     /// <summary>Partitions taken away: if one comes back, its lag counts from its first record again.</summary>
     public void Revoked(IEnumerable<TopicPartition> partitions)
@@ -68,7 +55,7 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
         _timer = null;
     }
 
-    private void Measure()
+    private void Measure(IConsumer<TKey, TValue> consumer)
     {
         var measured = new List<PartitionLag>();
         try
@@ -77,14 +64,18 @@ internal sealed class LagMeter<TKey, TValue>(IConsumer<TKey, TValue> consumer, C
             foreach (TopicPartition partition in assigned)
             {
                 long end = consumer.GetWatermarkOffsets(partition).High.Value;
-                long from = _from.TryGetValue((partition.Topic, partition.Partition.Value), out long stored) ? stored : consumer.Position(partition).Value;
+                long from = _from.TryGetValue((partition.Topic, partition.Partition.Value), out long stored)
+                    ? stored
+                    : consumer.Position(partition).Value;
                 if (end >= 0 && from >= 0)
                 {
                     measured.Add(new PartitionLag(partition.Topic, partition.Partition.Value, Math.Max(0, end - from)));
                 }
             }
 
-            foreach ((string Topic, int Partition) gone in _from.Keys.Where(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition))).ToList())
+            foreach ((
+                string Topic,
+                int Partition) gone in _from.Keys.Where(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition))).ToList())
             {
                 _from.TryRemove(gone, out _);
             }

@@ -9,29 +9,33 @@ namespace KafkaProtobuf.Hosting.Diagnostics;
 
 /// <summary>
 /// Where the conclusion's events go: each is written once here to every channel that reports it (the record's span, the
-/// metrics, the log, the tests' probe), so that no channel misses an event another one has.
+/// metrics, the log, the diagnostic events), so that no channel misses an event another one has.
 /// </summary>
 internal sealed class ConclusionEvents
 {
     private readonly string _consumer;
     private readonly ILogger _logger;
-    private readonly IConsumerProbe? _probe;
+    private readonly ConsumerDiagnostics _diagnostics;
     private readonly KeyValuePair<string, object?> _tag;
 
-    public ConclusionEvents(string consumer, ILogger logger, IConsumerProbe? probe)
+    public ConclusionEvents(string consumer, ILogger logger, ConsumerDiagnostics diagnostics)
     {
         _consumer = consumer;
         _logger = logger;
-        _probe = probe;
+        _diagnostics = diagnostics;
         _tag = new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ConsumerTag, consumer);
     }
 
-    /// <summary>A record was written to the dead-letter topic, and its offset stored unless <paramref name="written"/> says otherwise.</summary>
-    public void DeadLettered(Activity? activity, TopicPartitionOffset record, string topic, bool handlerFailure, Exception failure, CopyResult written)
+    /// <summary>
+    /// A record was written to the dead-letter topic, and its offset stored unless <paramref name="written"/> says
+    /// otherwise.
+    /// </summary>
+    public void DeadLettered(
+        Activity? activity, TopicPartitionOffset record, string topic, bool handlerFailure, Exception failure, CopyResult written)
     {
         string reason = handlerFailure ? "handler" : "deserialization";
         ConsumerTracing.DeadLettered(activity, topic, reason);
-        _probe?.DeadLettered(_consumer, record);
+        _diagnostics.DeadLettered(record);
         ConsumerMetrics.DeadLetter(_tag, handlerFailure);
         if (!NotStored(record, topic, written))
         {
@@ -40,7 +44,8 @@ internal sealed class ConclusionEvents
     }
 
     /// <summary>A record was copied to a retry topic and its offset stored (or, <paramref name="written"/> saying so, not).</summary>
-    public void SentToRetryTopic(Activity? activity, TopicPartitionOffset record, string topic, int tier, DateTimeOffset due, Exception failure, CopyResult written)
+    public void SentToRetryTopic(
+        Activity? activity, TopicPartitionOffset record, string topic, int tier, DateTimeOffset due, Exception failure, CopyResult written)
     {
         ConsumerTracing.SentToRetryTopic(activity, topic, tier);
         ConsumerMetrics.SentToRetryTopic(_tag, tier);
@@ -50,12 +55,16 @@ internal sealed class ConclusionEvents
         }
     }
 
-    /// <summary>A write (a dead letter, a retry copy) failed for now: the consumer went back to the record, to write it again after <paramref name="delay"/>.</summary>
-    public void WriteRetrying(Activity? activity, TopicPartitionOffset record, string topic, string why, TimeSpan delay, DeadLetterException failure)
+    /// <summary>
+    /// A write (a dead letter, a retry copy) failed for now: the consumer went back to the record, to write it again
+    /// after <paramref name="delay"/>.
+    /// </summary>
+    public void WriteRetrying(
+        Activity? activity, TopicPartitionOffset record, string topic, string why, TimeSpan delay, DeadLetterException failure)
     {
         ConsumerLog.DeadLetterRetrying(_logger, _consumer, PositionText.Of(record), topic, why, delay);
         ConsumerTracing.DeadLetterFailed(activity, failure);
-        _probe?.MovedBack(_consumer, record, schemaUnavailable: false);
+        _diagnostics.MovedBack(record, schemaUnavailable: false);
     }
 
     /// <summary>
@@ -69,7 +78,13 @@ internal sealed class ConclusionEvents
             return false;
         }
 
-        ConsumerLog.WrittenNotStored(_logger, _consumer, PositionText.Of(record), topic, PositionText.Of(written.Copy), written.OffsetError?.ToString() ?? "no reason given");
+        ConsumerLog.WrittenNotStored(
+            _logger,
+            _consumer,
+            PositionText.Of(record),
+            topic,
+            PositionText.Of(written.Copy),
+            written.OffsetError?.ToString() ?? "no reason given");
         return true;
     }
 }

@@ -3,7 +3,10 @@ using System.Threading;
 
 namespace KafkaProtobuf.Hosting.Diagnostics;
 
-/// <summary>One consumer's latest lag measurement, per assigned partition: written by its lag meter, read by the health check and the lag gauge (any thread).</summary>
+/// <summary>
+/// One consumer's latest lag measurement, per assigned partition: written by its lag meter, read by the health check
+/// and the lag gauge (any thread).
+/// </summary>
 internal sealed class ConsumerLag(string consumer)
 {
     private IReadOnlyList<PartitionLag> _latest = [];

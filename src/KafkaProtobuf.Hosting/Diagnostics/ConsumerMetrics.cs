@@ -5,21 +5,35 @@ using System.Diagnostics.Metrics;
 
 namespace KafkaProtobuf.Hosting.Diagnostics;
 
-/// <summary>The hosted consumers' instruments (named in <see cref="KafkaProtobufConsumerMetrics"/>), each recording tagged with the consumer's name.</summary>
+/// <summary>
+/// The hosted consumers' instruments (named in <see cref="KafkaProtobufConsumerMetrics"/>), each recording tagged with
+/// the consumer's name.
+/// </summary>
 internal static class ConsumerMetrics
 {
-    private static readonly Meter Meter = new(KafkaProtobuf.Diagnostics.KafkaProtobufMetrics.MeterName, typeof(ConsumerMetrics).Assembly.GetName().Version?.ToString());
-    private static readonly Counter<long> Handled = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.RecordsHandled, "{record}", "Records whose handler completed.");
-    private static readonly Histogram<double> Duration = Meter.CreateHistogram<double>(KafkaProtobufConsumerMetrics.HandlerDuration, "s", "How long each handler run took.");
-    private static readonly Counter<long> Retries = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.HandlerRetries, "{retry}", "Handler runs that failed and were retried.");
-    private static readonly Counter<long> DeadLettered = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.RecordsDeadLettered, "{record}", "Records written to the dead-letter topic.");
-    private static readonly Histogram<int> Sizes = Meter.CreateHistogram<int>(KafkaProtobufConsumerMetrics.BatchSize, "{record}", "How many records each batch handed to a batch handler held.");
-    private static readonly Counter<long> RetryTopicRecords = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.RecordsSentToRetryTopic, "{record}", "Records sent to a retry topic.");
-    private static readonly Counter<long> Batches = Meter.CreateCounter<long>(KafkaProtobufConsumerMetrics.BatchesHandled, "{batch}", "Batches whose handler completed.");
-    private static readonly Histogram<double> ProcessDuration = Meter.CreateHistogram<double>(MessagingAttributes.ProcessDuration, "s", "Duration of processing operation.");
-    private static readonly Counter<long> ConsumedMessages = Meter.CreateCounter<long>(MessagingAttributes.ConsumedMessages, "{message}", "Number of messages that were delivered to the application.");
+    private static readonly Meter Meter = new(
+        KafkaProtobuf.Diagnostics.KafkaProtobufMetrics.MeterName, typeof(ConsumerMetrics).Assembly.GetName().Version?.ToString());
+    private static readonly Counter<long> Handled = Meter.CreateCounter<long>(
+        KafkaProtobufConsumerMetrics.RecordsHandled, "{record}", "Records whose handler completed.");
+    private static readonly Histogram<double> Duration = Meter.CreateHistogram<double>(
+        KafkaProtobufConsumerMetrics.HandlerDuration, "s", "How long each handler run took.");
+    private static readonly Counter<long> Retries = Meter.CreateCounter<long>(
+        KafkaProtobufConsumerMetrics.HandlerRetries, "{retry}", "Handler runs that failed and were retried.");
+    private static readonly Counter<long> DeadLettered = Meter.CreateCounter<long>(
+        KafkaProtobufConsumerMetrics.RecordsDeadLettered, "{record}", "Records written to the dead-letter topic.");
+    private static readonly Histogram<int> Sizes = Meter.CreateHistogram<int>(
+        KafkaProtobufConsumerMetrics.BatchSize, "{record}", "How many records each batch handed to a batch handler held.");
+    private static readonly Counter<long> RetryTopicRecords = Meter.CreateCounter<long>(
+        KafkaProtobufConsumerMetrics.RecordsSentToRetryTopic, "{record}", "Records sent to a retry topic.");
+    private static readonly Counter<long> Batches = Meter.CreateCounter<long>(
+        KafkaProtobufConsumerMetrics.BatchesHandled, "{batch}", "Batches whose handler completed.");
+    private static readonly Histogram<double> ProcessDuration = Meter.CreateHistogram<double>(
+        MessagingAttributes.ProcessDuration, "s", "Duration of processing operation.");
+    private static readonly Counter<long> ConsumedMessages = Meter.CreateCounter<long>(
+        MessagingAttributes.ConsumedMessages, "{message}", "Number of messages that were delivered to the application.");
     private static readonly ConcurrentDictionary<ConsumerLag, byte> Observed = new();
-    private static readonly ObservableGauge<long> LagGauge = Meter.CreateObservableGauge(KafkaProtobufConsumerMetrics.Lag, ObserveLag, "{record}", "Records of each assigned partition not yet handled.");
+    private static readonly ObservableGauge<long> LagGauge = Meter.CreateObservableGauge(
+        KafkaProtobufConsumerMetrics.Lag, ObserveLag, "{record}", "Records of each assigned partition not yet handled.");
 
     /// <summary>Reports this consumer's lag from now on (a consumer's lag lives as long as its application).</summary>
     internal static void Observe(ConsumerLag lag) => Observed.TryAdd(lag, 0);
@@ -49,7 +63,10 @@ internal static class ConsumerMetrics
     /// <summary>Whether anyone listens to the OpenTelemetry messaging instruments (nothing is tagged otherwise).</summary>
     internal static bool MessagingEnabled => ProcessDuration.Enabled || ConsumedMessages.Enabled;
 
-    /// <summary>OpenTelemetry's messaging metrics for a handler run: its duration (when timed), the records it was given (when handled).</summary>
+    /// <summary>
+    /// OpenTelemetry's messaging metrics for a handler run: its duration (when timed), the records it was given (when
+    /// handled).
+    /// </summary>
     internal static void Processed(in TagList attributes, long started, int handled)
     {
         if (started != 0)
@@ -63,7 +80,10 @@ internal static class ConsumerMetrics
         }
     }
 
-    /// <summary>A handler run ended, having handled <paramref name="handled"/> records (0 when it failed); its duration is recorded if it was timed (<paramref name="started"/> not 0).</summary>
+    /// <summary>
+    /// A handler run ended, having handled <paramref name="handled"/> records (0 when it failed); its duration is
+    /// recorded if it was timed (<paramref name="started"/> not 0).
+    /// </summary>
     internal static void HandlerRan(KeyValuePair<string, object?> consumer, long started, int handled)
     {
         if (started != 0)
@@ -80,7 +100,10 @@ internal static class ConsumerMetrics
     internal static void Retried(KeyValuePair<string, object?> consumer) => Retries.Add(1, consumer);
 
     internal static void DeadLetter(KeyValuePair<string, object?> consumer, bool handlerFailure) =>
-        DeadLettered.Add(1, consumer, new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ReasonTag, handlerFailure ? "handler" : "deserialization"));
+        DeadLettered.Add(
+            1,
+            consumer,
+            new KeyValuePair<string, object?>(KafkaProtobufConsumerMetrics.ReasonTag, handlerFailure ? "handler" : "deserialization"));
 
     internal static void BatchStarting(KeyValuePair<string, object?> consumer, int records) => Sizes.Record(records, consumer);
 

@@ -14,7 +14,8 @@ namespace KafkaProtobuf.Hosting.Diagnostics;
 /// </summary>
 internal sealed class ConsumerTracing(string consumer, string? group)
 {
-    internal static readonly ActivitySource Source = new(KafkaProtobufConsumerTracing.ActivitySourceName, typeof(ConsumerTracing).Assembly.GetName().Version?.ToString());
+    internal static readonly ActivitySource Source = new(
+        KafkaProtobufConsumerTracing.ActivitySourceName, typeof(ConsumerTracing).Assembly.GetName().Version?.ToString());
 
     /// <summary>Starts the span of a consumed record; see <see cref="Start(string, Partition, Offset, Headers?, object?)"/>.</summary>
     public Activity? Start<TKey, TValue>(ConsumeResult<TKey, TValue> record) =>
@@ -45,7 +46,8 @@ internal sealed class ConsumerTracing(string consumer, string? group)
             onePartition &= record.Partition == partition && string.Equals(record.Topic, topic, StringComparison.Ordinal);
         }
 
-        Activity? activity = Source.StartActivity(onePartition ? "process " + topic : "process", ActivityKind.Consumer, default(ActivityContext), links: links);
+        Activity? activity = Source.StartActivity(
+            onePartition ? "process " + topic : "process", ActivityKind.Consumer, default(ActivityContext), links: links);
         if (activity is { IsAllDataRequested: true })
         {
             SetProcessTags(activity, onePartition ? topic : null, partition);
@@ -65,7 +67,8 @@ internal sealed class ConsumerTracing(string consumer, string? group)
     }
 
     /// <summary>Starts the span of a record (it becomes <see cref="Activity.Current"/>); null without a listener.</summary>
-    /// <remarks>The position comes in parts: a <c>ConsumeResult</c>'s <c>TopicPartitionOffset</c> is a new object each time it is read.</remarks>
+    /// <remarks>The position comes in parts: a <c>ConsumeResult</c>'s <c>TopicPartitionOffset</c> is a new object each
+    /// time it is read.</remarks>
     public Activity? Start(string topic, Partition partition, Offset offset, Headers? headers, object? value)
     {
         if (!Source.HasListeners())
@@ -88,7 +91,10 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         return activity;
     }
 
-    /// <summary>What every <c>process</c> span says, a record's or a batch's: the messaging attributes, the partition's (when it is one topic's partition), the group and the consumer.</summary>
+    /// <summary>
+    /// What every <c>process</c> span says, a record's or a batch's: the messaging attributes, the partition's (when it
+    /// is one topic's partition), the group and the consumer.
+    /// </summary>
     private void SetProcessTags(Activity activity, string? topic, Partition partition)
     {
         activity.SetTag("messaging.system", "kafka");
@@ -104,7 +110,10 @@ internal sealed class ConsumerTracing(string consumer, string? group)
         activity.SetTag("kafkaprotobuf.consumer", consumer);
     }
 
-    /// <summary>The record failed: the span's status, <c>error.type</c> (the frame error code, or the exception's type) and an exception event.</summary>
+    /// <summary>
+    /// The record failed: the span's status, <c>error.type</c> (the frame error code, or the exception's type) and an
+    /// exception event.
+    /// </summary>
     public static void Failed(Activity? activity, Exception exception)
     {
         if (activity is null)
@@ -112,7 +121,9 @@ internal sealed class ConsumerTracing(string consumer, string? group)
             return;
         }
 
-        string type = exception is InvalidFrameException frame ? frame.ErrorCode.ToString() : exception.GetType().FullName ?? exception.GetType().Name;
+        string type = exception is InvalidFrameException frame
+            ? frame.ErrorCode.ToString()
+            : exception.GetType().FullName ?? exception.GetType().Name;
         activity.SetStatus(ActivityStatusCode.Error, BoundedText.Cut(exception.Message));
         activity.SetTag("error.type", type);
         Exception(activity, exception);
@@ -136,7 +147,8 @@ internal sealed class ConsumerTracing(string consumer, string? group)
 
     /// <summary>A batch failed for good and its records are handled one at a time.</summary>
     public static void Split(Activity? activity, int records) =>
-        activity?.AddEvent(new ActivityEvent("kafkaprotobuf.batch.split", tags: new ActivityTagsCollection { { "messaging.batch.message_count", records } }));
+        activity?.AddEvent(new ActivityEvent(
+            "kafkaprotobuf.batch.split", tags: new ActivityTagsCollection { { "messaging.batch.message_count", records } }));
 
     /// <summary>The record was dead-lettered (the dead letter carries this span's context in its headers).</summary>
     public static void DeadLettered(Activity? activity, string topic, string reason) =>

@@ -30,7 +30,10 @@ internal sealed class HandlerEvents
     /// <summary>At the start: whether the OpenTelemetry messaging metrics are recorded too, with the consumer group's name.</summary>
     public void UseMessagingConventions(bool on, string? group) => _messaging = on ? new MessagingAttributes(group) : null;
 
-    /// <summary>A handler call on <paramref name="work"/> ended, having handled <paramref name="records"/> records (0 when it failed with <paramref name="failure"/>).</summary>
+    /// <summary>
+    /// A handler call on <paramref name="work"/> ended, having handled <paramref name="records"/> records (0 when it
+    /// failed with <paramref name="failure"/>).
+    /// </summary>
     public void Ran<TWork>(long started, int records, TWork work, Func<TWork, TopicPartition?> partitionOf, Exception? failure)
     {
         ConsumerMetrics.HandlerRan(_tag, started, records);

@@ -42,7 +42,9 @@ internal sealed class MessagingAttributes(string? group)
         {
             tags.Add("messaging.destination.name", partition.Topic);
             int id = partition.Partition.Value;
-            tags.Add("messaging.destination.partition.id", id >= 0 && id < PartitionIds.Length ? PartitionIds[id] : id.ToString(CultureInfo.InvariantCulture));
+            tags.Add(
+                "messaging.destination.partition.id",
+                id >= 0 && id < PartitionIds.Length ? PartitionIds[id] : id.ToString(CultureInfo.InvariantCulture));
         }
 
         if (failure is not null)

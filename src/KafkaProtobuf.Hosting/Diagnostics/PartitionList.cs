@@ -9,5 +9,7 @@ namespace KafkaProtobuf.Hosting.Diagnostics;
 /// </summary>
 internal readonly struct PartitionList(IEnumerable<TopicPartition> partitions)
 {
-    public override string ToString() => PositionText.Of(partitions) is { Length: > 0 } list ? list : "none (an incremental rebalance changed nothing here)";
+    public override string ToString() => PositionText.Of(partitions) is { Length: > 0 } list
+        ? list
+        : "none (an incremental rebalance changed nothing here)";
 }

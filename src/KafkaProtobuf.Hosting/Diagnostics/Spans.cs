@@ -6,7 +6,10 @@ namespace KafkaProtobuf.Hosting.Diagnostics;
 /// <summary>Which span is current around a handler and a conclusion.</summary>
 internal static class Spans
 {
-    /// <summary>A handler started in a span: the span stays current in the handler's own context only, not on the thread that started it.</summary>
+    /// <summary>
+    /// A handler started in a span: the span stays current in the handler's own context only, not on the thread that
+    /// started it.
+    /// </summary>
     internal static void Leave(Activity? activity)
     {
         if (activity is not null)

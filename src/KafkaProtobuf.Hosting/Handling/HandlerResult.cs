@@ -2,14 +2,20 @@ using System;
 
 namespace KafkaProtobuf.Hosting.Handling;
 
-/// <summary>What became of a record in the handler's hands: an outcome and, unless handled, the exception behind it. <c>default</c> is handled.</summary>
+/// <summary>
+/// What became of a record in the handler's hands: an outcome and, unless handled, the exception behind it.
+/// <c>default</c> is handled.
+/// </summary>
 internal readonly struct HandlerResult(HandlerOutcome outcome, Exception? failure, bool attemptsRanOut = false)
 {
     public HandlerOutcome Outcome { get; } = outcome;
 
     public Exception? Failure { get; } = failure;
 
-    /// <summary>The handler failed until its attempts ran out (a retry topic's turn, if there is one), rather than <c>Classify</c> deciding at once.</summary>
+    /// <summary>
+    /// The handler failed until its attempts ran out (a retry topic's turn, if there is one), rather than
+    /// <c>Classify</c> deciding at once.
+    /// </summary>
     public bool AttemptsRanOut { get; } = attemptsRanOut;
 }
 

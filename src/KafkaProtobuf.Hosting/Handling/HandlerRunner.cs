@@ -31,7 +31,8 @@ internal sealed class HandlerRunner<TWork>
     private readonly CancellationToken _stopping;
     private readonly CancellationToken _abort;
 
-    /// <param name="handler">The handler: the services (a new scope's when <paramref name="needsScope"/>), the work, the abort token.</param>
+    /// <param name="handler">The handler: the services (a new scope's when <paramref name="needsScope"/>), the work,
+    /// the abort token.</param>
     /// <param name="needsScope">Whether each run gets a service scope of its own.</param>
     /// <param name="services">The application's services.</param>
     /// <param name="describe">Where the work was read, for log lines (called only when something failed).</param>
@@ -69,7 +70,10 @@ internal sealed class HandlerRunner<TWork>
         _abort = abort;
     }
 
-    /// <summary>Runs the handler until it completes or fails for good. One that completes at once costs a call: no async state machine.</summary>
+    /// <summary>
+    /// Runs the handler until it completes or fails for good. One that completes at once costs a call: no async state
+    /// machine.
+    /// </summary>
     public ValueTask<HandlerResult> RunAsync(TWork work, Activity? activity)
     {
         long started = HandlerEvents.Starting();
@@ -130,7 +134,8 @@ internal sealed class HandlerRunner<TWork>
                 if (action != HandlerFailureAction.Retry)
                 {
                     HandlerEvents.FailedForGood(activity, e);
-                    return new HandlerResult(action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e, ranOut);
+                    return new HandlerResult(
+                        action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e, ranOut);
                 }
 
                 TimeSpan delay = _backoff.Delay(attempt);

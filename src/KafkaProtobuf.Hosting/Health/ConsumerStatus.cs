@@ -10,7 +10,8 @@ namespace KafkaProtobuf.Hosting.Health;
 internal sealed class ConsumerStatus(string name)
 {
     private readonly object _gate = new();
-    private readonly Dictionary<(string Topic, int Partition), (string What, string Why)> _waiting = []; // partition → what it waits for and why, under the gate
+    // partition → what it waits for and why, under the gate
+    private readonly Dictionary<(string Topic, int Partition), (string What, string Why)> _waiting = [];
     private int _state = (int)KafkaProtobufConsumerState.Starting;
     private int _failedAttempts;
     private int _waitingCount; // _waiting.Count, read without the gate: a record done has nothing to clear as a rule
@@ -25,10 +26,16 @@ internal sealed class ConsumerStatus(string name)
     /// <summary>How many times the handler failed on the record in hand (0 when none is failing).</summary>
     public int FailedAttempts => Volatile.Read(ref _failedAttempts);
 
-    /// <summary>Whether a partition waits: its record met an unavailable writer's schema, or its dead letter was not written, and none of its records has been done since.</summary>
+    /// <summary>
+    /// Whether a partition waits: its record met an unavailable writer's schema, or its dead letter was not written,
+    /// and none of its records has been done since.
+    /// </summary>
     public bool IsWaiting => Volatile.Read(ref _waitingCount) != 0;
 
-    /// <summary>What partitions wait for (e.g. "obtain a writer's schema"), each with the partitions (<c>orders [3]</c>, in order) and one reason given for it.</summary>
+    /// <summary>
+    /// What partitions wait for (e.g. "obtain a writer's schema"), each with the partitions (<c>orders [3]</c>, in
+    /// order) and one reason given for it.
+    /// </summary>
     public IReadOnlyList<(string What, IReadOnlyList<string> Partitions, string Why)> Waiting()
     {
         lock (_gate)
@@ -36,7 +43,13 @@ internal sealed class ConsumerStatus(string name)
             return _waiting
                 .GroupBy(w => w.Value.What, System.StringComparer.Ordinal)
                 .OrderBy(g => g.Key, System.StringComparer.Ordinal)
-                .Select(g => (g.Key, (IReadOnlyList<string>)g.OrderBy(w => w.Key.Topic, System.StringComparer.Ordinal).ThenBy(w => w.Key.Partition).Select(w => PositionText.Of(new TopicPartition(w.Key.Topic, w.Key.Partition))).ToList(), g.Last().Value.Why))
+                .Select(g => (
+                    g.Key,
+                    (IReadOnlyList<string>)g.OrderBy(
+                        w => w.Key.Topic,
+                        System.StringComparer.Ordinal).ThenBy(w => w.Key.Partition).Select(w => PositionText.Of(new TopicPartition(
+                            w.Key.Topic, w.Key.Partition))).ToList(),
+                    g.Last().Value.Why))
                 .ToList();
         }
     }
@@ -83,8 +96,12 @@ internal sealed class ConsumerStatus(string name)
         }
     }
 
-    /// <summary>A record of the partition was handled or dead-lettered: nothing is failing now, and the partition no longer waits.</summary>
-    /// <remarks>Read before written: every record passes here, often from several lanes, and writing an unchanged value would still take the cache line from the others.</remarks>
+    /// <summary>
+    /// A record of the partition was handled or dead-lettered: nothing is failing now, and the partition no longer
+    /// waits.
+    /// </summary>
+    /// <remarks>Read before written: every record passes here, often from several lanes, and writing an unchanged value
+    /// would still take the cache line from the others.</remarks>
     public void RecordDone(string topic, Partition partition)
     {
         if (Volatile.Read(ref _failedAttempts) != 0)

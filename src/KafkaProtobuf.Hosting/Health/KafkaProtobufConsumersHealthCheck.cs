@@ -51,13 +51,17 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
             }
         }
 
-        HealthCheckResult result = unhealthy.Count > 0 ? new HealthCheckResult(context.Registration.FailureStatus, string.Join("; ", unhealthy.Concat(degraded)), data: data)
+        HealthCheckResult result = unhealthy.Count > 0
+            ? new HealthCheckResult(context.Registration.FailureStatus, string.Join("; ", unhealthy.Concat(degraded)), data: data)
             : degraded.Count > 0 ? HealthCheckResult.Degraded(string.Join("; ", degraded), data: data)
             : HealthCheckResult.Healthy(data.Count == 0 ? "no KafkaProtobuf consumers" : "every KafkaProtobuf consumer is running", data);
         return Task.FromResult(result);
     }
 
-    /// <summary>Partitions lagging more than <paramref name="threshold"/> (0: never) and, when given, not more than <paramref name="below"/> (reported at the level above).</summary>
+    /// <summary>
+    /// Partitions lagging more than <paramref name="threshold"/> (0: never) and, when given, not more than
+    /// <paramref name="below"/> (reported at the level above).
+    /// </summary>
     private static void Lagging(ConsumerStatus consumer, long threshold, List<string> into, long below = 0)
     {
         if (threshold <= 0)
@@ -65,14 +69,24 @@ internal sealed class KafkaProtobufConsumersHealthCheck(KafkaProtobufConsumerSta
             return;
         }
 
-        var lagging = consumer.Lag.Latest.Where(p => p.Records > threshold && (below <= 0 || p.Records <= below)).OrderByDescending(p => p.Records).ToList();
+        var lagging = consumer.Lag.Latest
+            .Where(p => p.Records > threshold && (below <= 0 || p.Records <= below))
+            .OrderByDescending(p => p.Records)
+            .ToList();
         if (lagging.Count > 0)
         {
-            into.Add(consumer.Name + " lags more than " + threshold.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " records on "
-                + string.Join(", ", lagging.Take(5).Select(p => p.Topic + " [" + p.Partition.ToString(System.Globalization.CultureInfo.InvariantCulture) + "]: " + p.Records.ToString("N0", System.Globalization.CultureInfo.InvariantCulture)))
-                + (lagging.Count > 5 ? " and " + (lagging.Count - 5).ToString(System.Globalization.CultureInfo.InvariantCulture) + " more partitions" : string.Empty));
+            System.Globalization.CultureInfo invariant = System.Globalization.CultureInfo.InvariantCulture;
+            IEnumerable<string> each = lagging.Take(5)
+                .Select(p => p.Topic + " [" + p.Partition.ToString(invariant) + "]: " + p.Records.ToString("N0", invariant));
+            string partitions = string.Join(", ", each);
+            string more = lagging.Count > 5 ? " and " + (lagging.Count - 5).ToString(invariant) + " more partitions" : string.Empty;
+            into.Add(consumer.Name + " lags more than " + threshold.ToString("N0", invariant) + " records on " + partitions + more);
         }
     }
 
-    private static string Times(int count) => count == 1 ? "once" : count == 2 ? "twice" : count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " times";
+    private static string Times(int count) => count == 1
+        ? "once"
+        : count == 2
+        ? "twice"
+        : count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " times";
 }

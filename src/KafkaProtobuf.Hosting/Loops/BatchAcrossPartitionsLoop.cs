@@ -20,18 +20,17 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
     // The consume waits at most this long with a batch open, so that shutdown is not held up by a long MaxWait.
     private static readonly TimeSpan LongestConsumeWithBatchOpen = TimeSpan.FromMilliseconds(100);
 
-    private readonly LoopParts<TKey, TValue> _parts;
+    private readonly LoopContext<TKey, TValue> _context;
     private readonly BatchRunner<TKey, TValue> _runner;
     private readonly BatchCollector<TKey, TValue> _collector;
 
-    internal BatchAcrossPartitionsLoop(LoopParts<TKey, TValue> parts, BatchRunner<TKey, TValue> runner, BatchCollector<TKey, TValue> collector)
+    internal BatchAcrossPartitionsLoop(
+        LoopContext<TKey, TValue> context, BatchRunner<TKey, TValue> runner, BatchCollector<TKey, TValue> collector)
     {
-        _parts = parts;
+        _context = context;
         _runner = runner;
         _collector = collector;
     }
-
-    public long MostHeldBytes => 0;
 
     public void Run()
     {
@@ -48,42 +47,50 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
     public bool Revoke(IReadOnlyList<TopicPartition> partitions)
     {
         _collector.Discard(partitions);
+        _context.LetGo(partitions);
         return true;
     }
 
     private void Loop()
     {
+        LoopContext<TKey, TValue> context = _context;
         BatchCollector<TKey, TValue> collector = _collector;
-        ConsumeStep<TKey, TValue> step = _parts.Step;
-        while (!_parts.Stopping.IsCancellationRequested)
+        RawBytesCapture<TKey> keys = context.Client.KeyCapture;
+        RawBytesCapture<TValue> values = context.Client.ValueCapture;
+        while (!context.Stopping.IsCancellationRequested)
         {
             if (collector.TryTakeDue(out RecordBatch<TKey, TValue> due) && !HandleOnLoop(due))
             {
                 return;
             }
 
-            TimeSpan? wait = collector.UntilNextDue is { } left ? (left < LongestConsumeWithBatchOpen ? left : LongestConsumeWithBatchOpen) : null;
-            Consumed consumed = _parts.Consume(wait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
+            context.Pausing.ResumeDue();
+            TimeSpan? wait = collector.UntilNextDue is { } left
+                ? (left < LongestConsumeWithBatchOpen ? left : LongestConsumeWithBatchOpen)
+                : null;
+            Consumed consumed = context.Consume(wait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             switch (consumed)
             {
-                case Consumed.Record when _parts.Conclusion.Unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed):
-                    // Read again to write its dead letter: after what was collected before it, and not handed to the handler again.
-                    if ((collector.Cut(record.Topic, record.Partition) is { } earlier && !HandleOnLoop(earlier)) || !_parts.GoOnAfter(_parts.Conclusion.Conclude(record, failed, null, ownBytes: null)))
+                case Consumed.Record when context.TryTakeUnwritten(record!, out HandlerResult failed):
+                    // Read again to write its copy: after what was collected before it, and not handed to the handler again.
+                    if (!HandleCut(record!.TopicPartitionOffset) || !context.GoOnAfter(context.Conclusion.Conclude(
+                        record!, failed, null, ownBytes: null)))
                     {
                         return;
                     }
 
                     break;
                 case Consumed.Record:
-                    if (collector.Add(record!, step.Keys.Last, step.Keys.LastIsNull, step.Values.Last, step.Values.LastIsNull) is { } full && !HandleOnLoop(full))
+                    if (collector.Add(
+                        record!, record!, keys.Last, keys.LastIsNull, values.Last, values.LastIsNull) is { } full && !HandleOnLoop(full))
                     {
                         return;
                     }
 
                     break;
                 case Consumed.Poison or Consumed.SchemaUnavailable:
-                    TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
-                    if ((collector.Cut(position.Topic, position.Partition) is { } before && !HandleOnLoop(before)) || !_parts.GoOnAfter(_parts.ConcludeUnread(consumed, unread)))
+                    if (!HandleCut(unread!.ConsumerRecord.TopicPartitionOffset) || !context.GoOnAfter(context.ConcludeUnread(
+                        consumed, unread)))
                     {
                         return;
                     }
@@ -97,15 +104,22 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
         }
     }
 
+    /// <summary>
+    /// A record of the partition cannot join a batch: what was collected before it is handled first. False: the
+    /// consumer stops.
+    /// </summary>
+    private bool HandleCut(TopicPartitionOffset record) => _collector.Cut(record.Topic, record.Partition) is not { } before
+        || HandleOnLoop(before);
+
     /// <summary>Runs and concludes a batch on the loop thread. False: the consumer stops.</summary>
     private bool HandleOnLoop(RecordBatch<TKey, TValue> batch)
     {
         AfterConclusion after;
-        using (Activity? activity = _parts.Tracing.StartBatch(batch))
+        using (Activity? activity = _context.Tracing.StartBatch(batch))
         {
             ValueTask<HandlerResult> run = _runner.RunAsync(batch, activity);
             batch.Result = run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
-            after = _parts.Conclusion.Conclude(batch, activity);
+            after = _context.Conclusion.Conclude(batch, activity);
         }
 
         if (after == AfterConclusion.ReadAgain)
@@ -113,10 +127,10 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
             // The failed dead letter moved its partition back; the other partitions' records after it are read again too.
             foreach (TopicPartitionOffset position in batch.ReadAgainPositions())
             {
-                _parts.Step.Seek(position);
+                _context.Client.Seek(position);
             }
         }
 
-        return _parts.GoOnAfter(after);
+        return _context.GoOnAfter(after);
     }
 }

@@ -1,47 +1,47 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Retrying;
 using KafkaProtobuf.Hosting.Scheduling;
 
 namespace KafkaProtobuf.Hosting.Loops;
 
-/// <summary>What every consume loop works with: the consume step, the conclusion, and the signals to stop.</summary>
-internal sealed class LoopParts<TKey, TValue>
+/// <summary>
+/// What every consume loop works with (the client, the conclusion, spans, retry topics, pauses, the signals to stop)
+/// and the steps they share: consume until shutdown, what follows a conclusion, a record that could not be read, a
+/// record read again to write its copy.
+/// </summary>
+internal sealed class LoopContext<TKey, TValue>
 {
     /// <summary>After the host's shutdown timeout cancels the handlers: how long the loop may still take to end.</summary>
     internal static readonly TimeSpan CloseGrace = TimeSpan.FromSeconds(10);
 
-    private volatile bool _abandoned;
-
-    internal LoopParts(
-        string name,
-        ConsumeStep<TKey, TValue> step,
+    internal LoopContext(
+        ConsumerClient<TKey, TValue> client,
         RecordConclusion<TKey, TValue> conclusion,
         ConsumerTracing tracing,
         RetryTiers? retries,
-        IConsumerProbe? probe,
+        PartitionPausing pausing,
         TimeSpan readAgainDelay,
         CancellationToken stopping,
         CancellationToken abortHandlers)
     {
-        Name = name;
-        Step = step;
+        Client = client;
         Conclusion = conclusion;
         Tracing = tracing;
         Retries = retries;
-        Probe = probe;
+        Pausing = pausing;
         ReadAgainDelay = readAgainDelay;
         Stopping = stopping;
         AbortHandlers = abortHandlers;
     }
 
-    internal string Name { get; }
-
-    internal ConsumeStep<TKey, TValue> Step { get; }
+    internal ConsumerClient<TKey, TValue> Client { get; }
 
     internal RecordConclusion<TKey, TValue> Conclusion { get; }
 
@@ -49,7 +49,8 @@ internal sealed class LoopParts<TKey, TValue>
 
     internal RetryTiers? Retries { get; }
 
-    internal IConsumerProbe? Probe { get; }
+    /// <summary>The read-ahead budget and the delays before records are read again.</summary>
+    internal PartitionPausing Pausing { get; }
 
     internal TimeSpan ReadAgainDelay { get; }
 
@@ -59,16 +60,23 @@ internal sealed class LoopParts<TKey, TValue>
     /// <summary>The host's shutdown timeout ran out: handlers still running are cancelled.</summary>
     internal CancellationToken AbortHandlers { get; }
 
-    /// <summary>What a killed process does (for tests): the loop ends without letting what it holds finish or storing it.</summary>
-    internal bool Abandoned
+    /// <summary>The client's consume (see <see cref="ConsumerClient{TKey, TValue}.Consume"/>), until shutdown.</summary>
+    internal Consumed Consume(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread) =>
+        Client.Consume(timeout, Stopping, out record, out unread);
+
+    /// <summary>
+    /// Partitions taken away (their records let go by the loop): what their records' copies that were not written left
+    /// behind is forgotten, and whatever paused them is over (their new owner reads them).
+    /// </summary>
+    internal void LetGo(IReadOnlyList<TopicPartition> partitions)
     {
-        get => _abandoned;
-        set => _abandoned = value;
+        Conclusion.Unwritten.Forget(partitions);
+        Pausing.LetGo(partitions);
     }
 
-    /// <summary>The consume step (see <see cref="ConsumeStep{TKey, TValue}.Consume"/>), until shutdown.</summary>
-    internal Consumed Consume(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread) =>
-        Step.Consume(timeout, Stopping, out record, out unread);
+    /// <summary>A record read again to write its copy: what its handler made of it the first time (not to be handled again).</summary>
+    internal bool TryTakeUnwritten(ConsumeResult<TKey, TValue> record, out HandlerResult failed) =>
+        Conclusion.Unwritten.TryTake(record.Topic, record.Partition, record.Offset, out failed);
 
     /// <summary>After a conclusion on the loop thread: whether the loop goes on (after the delay, when a record is read again).</summary>
     internal bool GoOnAfter(AfterConclusion after) =>
@@ -85,7 +93,20 @@ internal sealed class LoopParts<TKey, TValue>
             return Conclusion.DeadLetterPoison(unread);
         }
 
-        Step.Seek(unread.ConsumerRecord.TopicPartitionOffset);
+        Client.Seek(unread.ConsumerRecord.TopicPartitionOffset);
         return AfterConclusion.ReadAgain;
+    }
+
+    /// <summary>
+    /// Shutting down a scheduled loop: start nothing more, let the work in hand finish (its handlers are cancelled when
+    /// the host's shutdown timeout runs out), and conclude what finished; closing the client then commits it.
+    /// </summary>
+    internal void Drain<TWork>(PartitionScheduler<TWork> scheduler)
+        where TWork : ScheduledWork
+    {
+        using var giveUp = new CancellationTokenSource();
+        // handlers that ignore their token
+        using CancellationTokenRegistration _ = AbortHandlers.Register(() => giveUp.CancelAfter(CloseGrace));
+        scheduler.Drain(giveUp.Token);
     }
 }

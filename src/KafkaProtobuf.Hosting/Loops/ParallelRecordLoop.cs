@@ -1,122 +1,110 @@
 using System;
 using System.Collections.Generic;
-using System.Threading;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Consuming;
-using KafkaProtobuf.Hosting.Intake;
+using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
+using KafkaProtobuf.Hosting.Work;
 
 namespace KafkaProtobuf.Hosting.Loops;
 
 /// <summary>
-/// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentHandlers"/> above 1, retry topics, or a
-/// batch handler whose batches are each one partition's): the loop thread consumes, and its intake offers what it takes
-/// to a <see cref="PartitionScheduler{TRecord}"/>, which runs handlers on workers and concludes each record or batch in
-/// its partition's order.
+/// Partition-parallel mode (<see cref="KafkaProtobufConsumerOptions.MaxConcurrentHandlers"/> above 1, or retry topics):
+/// the loop thread consumes and hands each record to the <see cref="PartitionScheduler{TWork}"/>, which runs its handler
+/// on a worker and concludes it in its partition's order.
 /// </summary>
-/// <typeparam name="TKey">The records' key type.</typeparam>
-/// <typeparam name="TValue">The records' value type.</typeparam>
-/// <typeparam name="TRecord">What is scheduled: a record or a batch.</typeparam>
-internal sealed class ScheduledLoop<TKey, TValue, TRecord> : IConsumeLoop
-    where TRecord : ScheduledWork
+internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
 {
-    private static readonly TimeSpan BusyWait = TimeSpan.FromMilliseconds(2);
-    private static readonly TimeSpan IdleWait = TimeSpan.FromMilliseconds(50);
+    internal static readonly TimeSpan BusyWait = TimeSpan.FromMilliseconds(2);
+    internal static readonly TimeSpan IdleWait = TimeSpan.FromMilliseconds(50);
 
-    private readonly LoopParts<TKey, TValue> _parts;
-    private readonly IIntake<TKey, TValue, TRecord> _intake;
-    private readonly PartitionScheduler<TRecord> _scheduler;
+    private readonly LoopContext<TKey, TValue> _context;
+    private readonly PartitionScheduler<RecordWork<TKey, TValue>> _scheduler;
+    private readonly bool _perKey;
+    private RecordWork<TKey, TValue>? _spare; // a record the scheduler did not keep (it was concluded at once): used again
 
-    internal ScheduledLoop(LoopParts<TKey, TValue> parts, IIntake<TKey, TValue, TRecord> intake, SchedulerSettings settings)
+    /// <param name="context">What every loop works with.</param>
+    /// <param name="scheduler">Runs and concludes the records.</param>
+    /// <param name="perKey">Per-key order: each record's sequence is its key's.</param>
+    internal ParallelRecordLoop(LoopContext<TKey, TValue> context, PartitionScheduler<RecordWork<TKey, TValue>> scheduler, bool perKey)
     {
-        _parts = parts;
-        _intake = intake;
-        _scheduler = new PartitionScheduler<TRecord>(intake, settings, stopping: parts.Stopping);
+        _context = context;
+        _scheduler = scheduler;
+        _perKey = perKey;
     }
-
-    public long MostHeldBytes => _scheduler.MostHeldBytes;
 
     public void Run()
     {
-        try
-        {
-            Loop();
-        }
-        finally
-        {
-            _intake.Ended();
-        }
-    }
-
-    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
-    {
-        bool goOn = _scheduler.Revoke(partitions);
-        _intake.Revoked(partitions);
-        return goOn;
-    }
-
-    /// <summary>Concludes what came back, resumes what is due, consumes, offers.</summary>
-    private void Loop()
-    {
-        PartitionScheduler<TRecord> scheduler = _scheduler;
-        while (!_parts.Stopping.IsCancellationRequested)
+        LoopContext<TKey, TValue> context = _context;
+        PartitionScheduler<RecordWork<TKey, TValue>> scheduler = _scheduler;
+        while (!context.Stopping.IsCancellationRequested)
         {
             if (!scheduler.ConcludeHandedBack())
             {
-                return;
+                return; // a conclusion stopped the consumer
             }
 
-            scheduler.ResumeDue();
-            if (!_intake.OfferDue(scheduler))
-            {
-                return;
-            }
-
-            Consumed consumed = _parts.Consume(_intake.Wait(scheduler.Busy ? BusyWait : IdleWait), out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
+            context.Pausing.ResumeDue();
+            Consumed consumed = context.Consume(
+                scheduler.Busy ? BusyWait : IdleWait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             if (consumed is Consumed.Stopping or Consumed.Failed)
             {
                 break;
             }
 
-            if (consumed == Consumed.Poison && !_intake.OfferPoison(scheduler, unread!))
+            if (consumed == Consumed.Record && context.Retries?.NotYetDue(record!, out TimeSpan wait) == true)
             {
-                return;
+                // a retry topic's record before its time: its partition waits, paused
+                scheduler.ReadAgainLater(record!.TopicPartitionOffset, wait);
             }
-
-            if (consumed == Consumed.SchemaUnavailable)
+            else if (consumed == Consumed.SchemaUnavailable)
             {
-                // This partition reads the record again after a delay; the others go on.
-                TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
-                if (!_intake.CutBefore(scheduler, position))
-                {
-                    return;
-                }
-
-                scheduler.ReadAgainLater(position);
+                // this partition reads it again after a delay; the others go on
+                scheduler.ReadAgainLater(unread!.ConsumerRecord.TopicPartitionOffset);
             }
-            else if (consumed == Consumed.Record && _parts.Retries is not null && _parts.Retries.NotYetDue(record!, out TimeSpan wait))
-            {
-                // A retry topic's record before its time: its partition waits, paused; the others go on.
-                if (!_intake.CutBefore(scheduler, record!.TopicPartitionOffset))
-                {
-                    return;
-                }
-
-                scheduler.ReadAgainLater(record.TopicPartitionOffset, wait);
-            }
-            else if (consumed == Consumed.Record && !_intake.OfferRecord(scheduler, record!))
+            else if (!Offer(consumed, record, unread))
             {
                 return;
             }
         }
 
-        // Shutting down: start nothing more, let the records in hand finish (their handlers are cancelled when the
-        // host's shutdown timeout runs out), and store what finished; Close then commits it. A killed consumer stores nothing.
-        if (!_parts.Abandoned)
+        context.Drain(scheduler);
+    }
+
+    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    {
+        bool goOn = _scheduler.Revoke(partitions);
+        _context.LetGo(partitions);
+        return goOn;
+    }
+
+    /// <summary>
+    /// Hands a consumed record (or a poison one, dead-lettered in its turn) to the scheduler. False: a conclusion
+    /// stopped the consumer.
+    /// </summary>
+    private bool Offer(Consumed consumed, ConsumeResult<TKey, TValue>? record, ConsumeException? unread)
+    {
+        ConsumerClient<TKey, TValue> client = _context.Client;
+        if (consumed == Consumed.Poison)
         {
-            using var giveUp = new CancellationTokenSource();
-            using CancellationTokenRegistration _ = _parts.AbortHandlers.Register(() => giveUp.CancelAfter(LoopParts<TKey, TValue>.CloseGrace)); // handlers that ignore their token
-            scheduler.Drain(giveUp.Token);
+            // Never run on the loop at once: it waits for the records before it in its sequence, then is dead-lettered in order.
+            return _scheduler.Offer(RecordWork<TKey, TValue>.OfPoison(unread!, _perKey, client.KeyCapture, client.ValueCapture), out _);
         }
+
+        if (consumed != Consumed.Record)
+        {
+            return true;
+        }
+
+        RecordWork<TKey, TValue> work = _spare ?? new RecordWork<TKey, TValue>(client.KeyCapture, client.ValueCapture);
+        HandlerResult? failed = _context.TryTakeUnwritten(record!, out HandlerResult result) ? result : null;
+        work.Load(record!, _context.Retries?.AsOriginal(record!) ?? record!, _perKey ? client.KeyCapture.Hash() : 0, failed);
+        if (!_scheduler.Offer(work, out bool kept))
+        {
+            return false;
+        }
+
+        _spare = kept ? null : work;
+        return true;
     }
 }

@@ -14,35 +14,34 @@ namespace KafkaProtobuf.Hosting.Loops;
 /// </summary>
 internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
 {
-    private readonly LoopParts<TKey, TValue> _parts;
+    private readonly LoopContext<TKey, TValue> _context;
     private readonly HandlerRunner<ConsumeResult<TKey, TValue>> _handler;
 
-    internal SequentialLoop(LoopParts<TKey, TValue> parts, HandlerRunner<ConsumeResult<TKey, TValue>> handler)
+    internal SequentialLoop(LoopContext<TKey, TValue> context, HandlerRunner<ConsumeResult<TKey, TValue>> handler)
     {
-        _parts = parts;
+        _context = context;
         _handler = handler;
     }
 
-    public long MostHeldBytes => 0;
-
     public void Run()
     {
-        while (!_parts.Stopping.IsCancellationRequested)
+        LoopContext<TKey, TValue> context = _context;
+        while (!context.Stopping.IsCancellationRequested)
         {
-            Consumed consumed = _parts.Consume(null, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
+            Consumed consumed = context.Consume(null, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             AfterConclusion after;
             switch (consumed)
             {
                 case Consumed.Record:
                 {
-                    using Activity? activity = _parts.Tracing.Start(record!);
-                    HandlerResult result = _parts.Conclusion.Unwritten.TryTake(record!.Topic, record.Partition, record.Offset, out HandlerResult failed) ? failed : Handle(record, activity);
-                    after = _parts.Conclusion.Conclude(record, result, activity, ownBytes: null);
+                    using Activity? activity = context.Tracing.Start(record!);
+                    HandlerResult result = context.TryTakeUnwritten(record!, out HandlerResult failed) ? failed : Handle(record!, activity);
+                    after = context.Conclusion.Conclude(record!, result, activity, ownBytes: null);
                     break;
                 }
 
                 case Consumed.Poison or Consumed.SchemaUnavailable:
-                    after = _parts.ConcludeUnread(consumed, unread!);
+                    after = context.ConcludeUnread(consumed, unread!);
                     break;
                 case Consumed.Nothing:
                     continue;
@@ -50,15 +49,19 @@ internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
                     return; // stopping, or failed
             }
 
-            if (!_parts.GoOnAfter(after))
+            if (!context.GoOnAfter(after))
             {
                 return;
             }
         }
     }
 
-    // Nothing is held between consumes.
-    public bool Revoke(IReadOnlyList<TopicPartition> partitions) => true;
+    /// <summary>No record is held between consumes; what a copy not written left behind is forgotten.</summary>
+    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    {
+        _context.LetGo(partitions);
+        return true;
+    }
 
     /// <summary>Runs the handler on the loop thread until it completes or fails for good.</summary>
     private HandlerResult Handle(ConsumeResult<TKey, TValue> record, Activity? activity)

@@ -24,11 +24,13 @@ internal sealed class RetryTiers
     internal static readonly TimeSpan AllowedClockSkew = TimeSpan.FromMinutes(1);
 
     private readonly TimeSpan[] _delays;
-    private readonly Dictionary<string, (string Topic, int Tier)> _retryTopics = new(StringComparer.Ordinal); // a retry topic → its first topic and tier
+    // a retry topic → its first topic and tier
+    private readonly Dictionary<string, (string Topic, int Tier)> _retryTopics = new(StringComparer.Ordinal);
     private readonly Func<DateTimeOffset> _now;
 
     /// <param name="options">The tiers.</param>
-    /// <param name="subscribedTopics">What the consumer reads: those named <c>{topic}.retry.{n}</c>, n a tier, are its retry topics.</param>
+    /// <param name="subscribedTopics">What the consumer reads: those named <c>{topic}.retry.{n}</c>, n a tier, are its
+    /// retry topics.</param>
     /// <param name="now">The clock.</param>
     public RetryTiers(RetryTopicOptions options, IEnumerable<string> subscribedTopics, Func<DateTimeOffset>? now = null)
     {
@@ -43,7 +45,10 @@ internal sealed class RetryTiers
         }
     }
 
-    /// <summary>A record read from a retry topic whose due time has not come: how long until it does (at most its tier's delay and the allowed skew).</summary>
+    /// <summary>
+    /// A record read from a retry topic whose due time has not come: how long until it does (at most its tier's delay
+    /// and the allowed skew).
+    /// </summary>
     public bool NotYetDue<TKey, TValue>(ConsumeResult<TKey, TValue> record, out TimeSpan wait)
     {
         wait = TimeSpan.Zero;
@@ -64,7 +69,10 @@ internal sealed class RetryTiers
         return true;
     }
 
-    /// <summary>The retry topic a record whose handler failed for good goes to next, or null after the last tier (the dead-letter topic's turn).</summary>
+    /// <summary>
+    /// The retry topic a record whose handler failed for good goes to next, or null after the last tier (the
+    /// dead-letter topic's turn).
+    /// </summary>
     public string? NextTopic(ConsumeResult<byte[], byte[]> record, out int tier)
     {
         (string first, int read) = _retryTopics.TryGetValue(record.Topic, out var retry) ? retry : (record.Topic, 0);
@@ -116,7 +124,10 @@ internal sealed class RetryTiers
         };
     }
 
-    /// <summary>The first topic and tier of a topic named <c>{topic}.retry.{n}</c> with n from 1 to <paramref name="tiers"/>; null for any other name.</summary>
+    /// <summary>
+    /// The first topic and tier of a topic named <c>{topic}.retry.{n}</c> with n from 1 to <paramref name="tiers"/>;
+    /// null for any other name.
+    /// </summary>
     internal static (string Topic, int Tier)? TierOfName(string topic, int tiers)
     {
         const string Marker = ".retry.";
@@ -145,13 +156,24 @@ internal sealed class RetryTiers
 
         string? topic = NthFromLast(headers, DeadLetterHeaderNames.SourceTopic, retry.Tier);
         return topic == retry.Topic
-            && int.TryParse(NthFromLast(headers, DeadLetterHeaderNames.SourcePartition, retry.Tier), NumberStyles.None, CultureInfo.InvariantCulture, out int partition)
-            && long.TryParse(NthFromLast(headers, DeadLetterHeaderNames.SourceOffset, retry.Tier), NumberStyles.None, CultureInfo.InvariantCulture, out long offset)
+            && int.TryParse(
+                NthFromLast(headers, DeadLetterHeaderNames.SourcePartition, retry.Tier),
+                NumberStyles.None,
+                CultureInfo.InvariantCulture,
+                out int partition)
+            && long.TryParse(
+                NthFromLast(headers, DeadLetterHeaderNames.SourceOffset, retry.Tier),
+                NumberStyles.None,
+                CultureInfo.InvariantCulture,
+                out long offset)
             ? new TopicPartitionOffset(topic, partition, offset)
             : null;
     }
 
-    /// <summary>The value of the <paramref name="n"/>-th header named <paramref name="name"/>, counted from the last (1); null when there are fewer.</summary>
+    /// <summary>
+    /// The value of the <paramref name="n"/>-th header named <paramref name="name"/>, counted from the last (1); null
+    /// when there are fewer.
+    /// </summary>
     private static string? NthFromLast(Headers headers, string name, int n)
     {
         for (int i = headers.Count - 1; i >= 0; i--)
@@ -173,5 +195,6 @@ internal sealed class RetryTiers
             && long.TryParse(Encoding.UTF8.GetString(bytes), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value);
     }
 
-    private static void Add(Headers headers, string name, long value) => headers.Add(name, Encoding.UTF8.GetBytes(value.ToString(CultureInfo.InvariantCulture)));
+    private static void Add(Headers headers, string name, long value) => headers.Add(
+        name, Encoding.UTF8.GetBytes(value.ToString(CultureInfo.InvariantCulture)));
 }

@@ -1,107 +1,121 @@
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 
 namespace KafkaProtobuf.Hosting.Scheduling;
 
 /// <summary>
-/// Partition-parallel scheduling, on the loop thread. Each record joins its partition's lane and its sequence; its
-/// handler runs on a worker (<see cref="HandlerWorkers{TRecord}"/>) once every earlier record of its sequence is done,
-/// at most <see cref="SchedulerSettings.MaxConcurrentHandlers"/> at once. Whatever order handlers finish in, records are
-/// concluded in their partition's order, so an offset is never stored past an unfinished record. Records kept hold
-/// memory against one budget across partitions (<see cref="SchedulerSettings.MaxReadAheadBytes"/>): the partition that
-/// takes a record past it pauses until half of it is free (<see cref="LanePausing"/>); a record to read again pauses it for a while and drops what was read after it; partitions taken away
-/// wait for their handlers up to a timeout, and what is still running then is dropped (its new owner reads it again).
+/// Partition-parallel scheduling, on the loop thread. The loop hands work over (<see cref="Offer"/>); each work joins
+/// its partition's lane and its sequence, and its handler runs on a worker (<see cref="HandlerWorkers{TWork}"/>) once
+/// every earlier work of its sequence is done, at most <see cref="SchedulerSettings.MaxConcurrentHandlers"/> at once.
+/// Done work comes back as data; whatever order handlers finish in, it goes on to its conclusion in its partition's
+/// order, so an offset is never stored past unfinished work. Work kept counts against the read-ahead budget
+/// (<see cref="PartitionPausing"/>); work to read again pauses its partition for a while and drops what was read after
+/// it; partitions taken away wait for their handlers up to a timeout, and what is still running then is dropped (its new
+/// owner reads it again). The scheduler calls its handler, its conclusion and the work itself (to keep or release it),
+/// never whoever offered the work.
 /// </summary>
-/// <typeparam name="TRecord">The consumer's record type.</typeparam>
-internal sealed class PartitionScheduler<TRecord>
-    where TRecord : ScheduledWork
+/// <typeparam name="TWork">What is scheduled: a record, or a batch.</typeparam>
+internal sealed class PartitionScheduler<TWork>
+    where TWork : ScheduledWork
 {
     private static readonly TimeSpan LongestWait = TimeSpan.FromMilliseconds(100);
 
-    private readonly Dictionary<(string Topic, int Partition), PartitionLane> _lanes = [];
-    private readonly IRecordScheduling<TRecord> _host;
+    private readonly PartitionLanes _lanes;
+    private readonly Func<TWork, AfterConclusion> _conclude;
+    private readonly PartitionPausing _pausing;
     private readonly SchedulerSettings _settings;
-    private readonly SchedulerClock _clock;
-    private readonly HandlerWorkers<TRecord> _workers;
-    private readonly LanePausing _pausing;
-    private PartitionLane? _lastLane; // records come in runs of one partition: most lookups end here
+    private readonly TimeProvider _time;
+    private readonly SequenceGate<TWork> _gate;
+    private readonly HandlerWorkers<TWork> _workers;
     private bool _stopped;
 
-    /// <param name="host">The consumer's side: handlers, conclusions, fetching.</param>
+    /// <param name="handle">Runs a work's handler, retries included (any thread); never throws: a failure is its result.</param>
+    /// <param name="conclude">Concludes done work (loop thread), once every earlier work of its partition is concluded.</param>
+    /// <param name="pausing">Counts what kept work holds against the read-ahead budget; pauses a partition to read a record again.</param>
     /// <param name="settings">Limits and delays.</param>
-    /// <param name="clock">Time; <see cref="SchedulerClock.System"/> unless testing.</param>
+    /// <param name="time">Time: when a wait for handlers ends.</param>
     /// <param name="startWorker">Starts a worker on another thread; the thread pool unless testing.</param>
     /// <param name="stopping">Cancelled when shutdown begins: no handler starts after it, even before <see cref="Drain"/>.</param>
-    public PartitionScheduler(IRecordScheduling<TRecord> host, SchedulerSettings settings, SchedulerClock? clock = null, Action<Func<Task>>? startWorker = null, CancellationToken stopping = default)
+    public PartitionScheduler(
+        Func<TWork, ValueTask<HandlerResult>> handle,
+        Func<TWork, AfterConclusion> conclude,
+        PartitionPausing pausing,
+        SchedulerSettings settings,
+        TimeProvider time,
+        Action<Func<Task>>? startWorker = null,
+        CancellationToken stopping = default)
     {
-        _host = host;
+        _conclude = conclude;
+        _pausing = pausing;
         _settings = settings;
-        _clock = clock ?? SchedulerClock.System;
-        _workers = new HandlerWorkers<TRecord>(host, settings.MaxConcurrentHandlers, startWorker, stopping);
-        _pausing = new LanePausing(host, settings, _clock);
+        _time = time;
+        _lanes = new PartitionLanes(settings.SequencesPerPartition);
+        _gate = new SequenceGate<TWork>(settings.MaxConcurrentHandlers, stopping);
+        _workers = new HandlerWorkers<TWork>(_gate, handle, startWorker);
     }
 
-    /// <summary>The most the lanes' records have counted at once against the read-ahead budget (<see cref="SchedulerSettings.MaxReadAheadBytes"/>).</summary>
-    public long MostHeldBytes => _pausing.MostHeldBytes;
-
-    /// <summary>Whether a handler runs or a record waits for one (the loop then polls more often).</summary>
-    public bool Busy => _workers.Busy;
+    /// <summary>Whether a handler runs or work waits for one (the loop then polls more often).</summary>
+    public bool Busy => _gate.Busy;
 
     /// <summary>
-    /// Takes a consumed record. When its partition has nothing unconcluded and a slot is free, its handler starts right
-    /// here: one that completes at once is concluded at once, as in sequential mode, and the record is not kept. False:
-    /// a conclusion stopped the consumer.
+    /// Takes work from the loop. When its partition has nothing unconcluded and a slot is free, its handler starts right
+    /// here: work that completes at once is concluded at once, as in sequential mode, and is not kept (it never stopped
+    /// borrowing the consumer's buffers). False: a conclusion stopped the consumer.
     /// </summary>
-    /// <param name="record">The record.</param>
-    /// <param name="kept">Whether the scheduler keeps the record (then <see cref="IRecordScheduling{TRecord}.Retain"/> was called); if not, the caller may reuse it.</param>
-    public bool Offer(TRecord record, out bool kept)
+    /// <param name="work">The work.</param>
+    /// <param name="kept">Whether the scheduler keeps the work (then it was told to <see cref="ScheduledWork.Keep"/>);
+    /// if not, the caller may reuse it.</param>
+    public bool Offer(TWork work, out bool kept)
     {
-        PartitionLane lane = LaneOf(record.Topic, record.Partition);
-        RecordSequence sequence = lane.SequenceOf(record.KeyHash);
-        record.Sequence = sequence;
-        record.Generation = lane.Generation;
-        if (record.NeedsHandler && lane.InOrder.Count == 0 && _workers.TryStartOnLoop(sequence))
+        PartitionLane lane = _lanes.Of(work.Topic, work.Partition);
+        WorkSequence sequence = lane.SequenceOf(work.KeyHash);
+        work.Sequence = sequence;
+        work.Generation = lane.Generation;
+        if (work.NeedsHandler && lane.InOrder.Count == 0 && _gate.TryStartOnLoop(sequence))
         {
-            ValueTask<HandlerResult> running = _workers.Start(record);
+            ValueTask<HandlerResult> running = _workers.Start(work);
             if (running.IsCompleted)
             {
-                _workers.CompletedOnLoop(sequence);
-                record.Result = running.Result;
+                _gate.CompletedOnLoop(sequence);
+                work.Result = running.Result;
                 kept = false;
-                return Conclude(lane, record); // every earlier record of the partition is concluded
+                return Conclude(lane, work); // every earlier work of the partition is concluded
             }
 
-            Keep(lane, record);
-            _workers.ContinueInWorker(record, running);
+            Keep(lane, work);
+            _workers.ContinueInWorker(work, running);
         }
         else
         {
-            Keep(lane, record);
-            _workers.Enqueue(record);
+            Keep(lane, work);
+            _workers.Enqueue(work);
         }
 
         kept = true;
         return true;
     }
 
-    /// <summary>Concludes what workers handed back, each partition in its order as far as its records are done. False: a conclusion stopped the consumer.</summary>
+    /// <summary>
+    /// Concludes what workers handed back, each partition in its order as far as its work is done. False: a conclusion
+    /// stopped the consumer.
+    /// </summary>
     public bool ConcludeHandedBack()
     {
-        while (!_stopped && _workers.TryTakeHandedBack(out TRecord record))
+        while (!_stopped && _gate.TryTakeHandedBack(out TWork work))
         {
-            PartitionLane lane = record.Sequence!.Lane;
-            if (!IsCurrent(lane) || record.Generation != lane.Generation)
+            PartitionLane lane = work.Sequence!.Lane;
+            if (!_lanes.IsCurrent(lane) || work.Generation != lane.Generation)
             {
-                Drop(record); // its partition was let go or moved back meanwhile: it is read again
+                Drop(work); // its partition was let go or moved back meanwhile: it is read again
                 continue;
             }
 
-            record.Handled = true;
+            work.Done = true;
             ConcludeInOrder(lane);
         }
 
@@ -110,29 +124,20 @@ internal sealed class PartitionScheduler<TRecord>
 
     /// <summary>
     /// An unavailable schema, or a retry topic's record not due yet: the partition pauses and reads the record again
-    /// after <paramref name="delay"/> (<see cref="SchedulerSettings.ReadAgainDelay"/> if null); what its lane holds came before it, and goes on.
+    /// after <paramref name="delay"/> (<see cref="SchedulerSettings.ReadAgainDelay"/> if null); what its lane holds
+    /// came before it, and goes on.
     /// </summary>
-    public void ReadAgainLater(TopicPartitionOffset record, TimeSpan? delay = null) => _pausing.PauseFor(LaneOf(record.Topic, record.Partition), record, delay);
-
-    /// <summary>Resumes paused partitions whose delay, if any, is over, and, if the read-ahead budget paused them, once half of it is free.</summary>
-    public void ResumeDue() => _pausing.ResumeDue(_lanes.Values);
+    public void ReadAgainLater(
+        TopicPartitionOffset record, TimeSpan? delay = null) => _pausing.PauseFor(record, delay ?? _settings.ReadAgainDelay);
 
     /// <summary>
-    /// Partitions are taken away: no handler starts on their records, the running ones get up to
+    /// Partitions are taken away: no handler starts on their work, the running ones get up to
     /// <see cref="SchedulerSettings.RevokeTimeout"/>, what finished is concluded and the rest dropped. False: a
     /// conclusion stopped the consumer.
     /// </summary>
     public bool Revoke(IEnumerable<TopicPartition> partitions)
     {
-        var leaving = new List<PartitionLane>();
-        foreach (TopicPartition partition in partitions)
-        {
-            if (_lanes.TryGetValue((partition.Topic, partition.Partition.Value), out PartitionLane? lane))
-            {
-                leaving.Add(lane);
-            }
-        }
-
+        List<PartitionLane> leaving = _lanes.Of(partitions);
         if (leaving.Count == 0)
         {
             return !_stopped;
@@ -141,20 +146,20 @@ internal sealed class PartitionScheduler<TRecord>
         WaitForHandlers(leaving, _settings.RevokeTimeout, CancellationToken.None);
         foreach (PartitionLane lane in leaving)
         {
-            _lanes.Remove((lane.Partition.Topic, lane.Partition.Partition.Value));
+            _lanes.Remove(lane);
             foreach (ScheduledWork unconcluded in lane.InOrder)
             {
-                if (unconcluded.Handled)
+                if (unconcluded.Done)
                 {
-                    _host.Drop((TRecord)unconcluded); // those still in handlers are dropped when they come back
+                    unconcluded.Release(); // what is still in handlers is dropped when it comes back
                 }
             }
 
             lane.InOrder.Clear();
-            _pausing.LetGo(lane);
+            _pausing.Release(lane.ReadAheadBytes);
+            lane.ReadAheadBytes = 0;
         }
 
-        _lastLane = null;
         return !_stopped;
     }
 
@@ -163,28 +168,30 @@ internal sealed class PartitionScheduler<TRecord>
     /// and what finished in order is concluded. Gives up waiting when <paramref name="giveUp"/> is cancelled (handlers
     /// that ignore their token).
     /// </summary>
-    public void Drain(CancellationToken giveUp) => WaitForHandlers(_lanes.Values.ToList(), Timeout.InfiniteTimeSpan, giveUp);
+    public void Drain(CancellationToken giveUp) => WaitForHandlers(_lanes.All(), Timeout.InfiniteTimeSpan, giveUp);
 
-    /// <summary>The record stays in its lane until concluded; its partition pauses when the read-ahead budget has run out.</summary>
-    private void Keep(PartitionLane lane, TRecord record)
+    /// <summary>The work stays in its lane until concluded, and counts against the read-ahead budget until then.</summary>
+    private void Keep(PartitionLane lane, TWork work)
     {
-        _host.Retain(record); // sets what it holds
-        lane.InOrder.Enqueue(record);
-        _pausing.Held(lane, record);
+        work.Keep(); // sets what it counts
+        lane.InOrder.Enqueue(work);
+        lane.ReadAheadBytes += work.ReadAheadBytes;
+        _pausing.Charge(lane.Partition, work.ReadAheadBytes);
     }
 
-    /// <summary>The lane's oldest record leaves it (concluded, or dropped as the partition is read again): its memory is free.</summary>
+    /// <summary>The lane's oldest work leaves it (concluded, or dropped as the partition is read again): its memory is free.</summary>
     private ScheduledWork TakeOldest(PartitionLane lane)
     {
         ScheduledWork oldest = lane.InOrder.Dequeue();
-        _pausing.Freed(lane, oldest);
+        lane.ReadAheadBytes -= oldest.ReadAheadBytes;
+        _pausing.Release(oldest.ReadAheadBytes);
         return oldest;
     }
 
-    /// <summary>Concludes the lane's records from the oldest on, while they are done.</summary>
+    /// <summary>Concludes the lane's work from the oldest on, while it is done.</summary>
     private void ConcludeInOrder(PartitionLane lane)
     {
-        while (!_stopped && lane.InOrder.Count > 0 && lane.InOrder.Peek() is { Handled: true } head)
+        while (!_stopped && lane.InOrder.Count > 0 && lane.InOrder.Peek() is { Done: true } head)
         {
             if (head.Result.Outcome == HandlerOutcome.Cancelled)
             {
@@ -192,7 +199,7 @@ internal sealed class PartitionScheduler<TRecord>
             }
 
             TakeOldest(lane);
-            Conclude(lane, (TRecord)head);
+            Conclude(lane, (TWork)head);
             if (head.NeedsLoop)
             {
                 _workers.Unblock(head.Sequence!);
@@ -200,16 +207,16 @@ internal sealed class PartitionScheduler<TRecord>
         }
     }
 
-    /// <summary>Concludes one record whose partition has nothing unconcluded before it. False: the consumer stops.</summary>
-    private bool Conclude(PartitionLane lane, TRecord record)
+    /// <summary>Concludes one work whose partition has nothing unconcluded before it. False: the consumer stops.</summary>
+    private bool Conclude(PartitionLane lane, TWork work)
     {
-        switch (_host.Conclude(record))
+        switch (_conclude(work))
         {
             case AfterConclusion.Stop:
                 _stopped = true;
                 return false;
             case AfterConclusion.ReadAgain:
-                MoveBack(lane, record.ReadAgainFrom);
+                MoveBack(lane, work.ReadAgainFrom);
                 return true;
             default:
                 return true;
@@ -217,54 +224,57 @@ internal sealed class PartitionScheduler<TRecord>
     }
 
     /// <summary>
-    /// The consumer was moved back to a record (its dead letter failed): the lane's later records belong to the old
-    /// reading (those waiting are forgotten, those finished dropped, those in handlers dropped when they come back), and
-    /// the partition pauses before it reads the record again.
+    /// The consumer was moved back to a record (its copy was not written): the lane's later work belongs to the old
+    /// reading (what waits is forgotten, what is done dropped, what is in handlers dropped when it comes back), and the
+    /// partition pauses before it reads the record again.
     /// </summary>
     private void MoveBack(PartitionLane lane, TopicPartitionOffset record)
     {
         lane.Generation++;
-        _workers.ForgetWaiting(lane);
+        _gate.ForgetWaiting(lane);
         while (lane.InOrder.Count > 0)
         {
             ScheduledWork later = TakeOldest(lane);
-            if (later.Handled)
+            if (later.Done)
             {
-                Drop((TRecord)later);
+                Drop((TWork)later);
             }
         }
 
-        _pausing.PauseFor(lane, record);
+        _pausing.PauseFor(record, _settings.ReadAgainDelay);
     }
 
-    /// <summary>A record that will not be concluded; its sequence no longer waits for it.</summary>
-    private void Drop(TRecord record)
+    /// <summary>Work that will not be concluded; its sequence no longer waits for it.</summary>
+    private void Drop(TWork work)
     {
-        _host.Drop(record);
-        if (record.NeedsLoop)
+        work.Release();
+        if (work.NeedsLoop)
         {
-            _workers.Unblock(record.Sequence!);
+            _workers.Unblock(work.Sequence!);
         }
     }
 
-    /// <summary>Closes lanes to new handlers and waits until none of theirs runs (or the time is up), concluding what comes back meanwhile.</summary>
+    /// <summary>
+    /// Closes lanes to new handlers and waits until none of theirs runs (or the time is up), concluding what comes back
+    /// meanwhile.
+    /// </summary>
     private void WaitForHandlers(List<PartitionLane> lanes, TimeSpan timeout, CancellationToken giveUp)
     {
-        _workers.Close(lanes);
-        TimeSpan? deadline = timeout == Timeout.InfiniteTimeSpan ? null : _clock.Now + timeout;
+        _gate.Close(lanes);
+        long started = _time.GetTimestamp();
         while (true)
         {
             _workers.HandedBackSignal.Reset();
-            bool running = _workers.AnyRunning(lanes); // before concluding: what stopped running was handed back by then
+            bool running = _gate.AnyRunning(lanes); // before concluding: what stopped running was handed back by then
             if (!ConcludeHandedBack() || !running || giveUp.IsCancellationRequested)
             {
                 return;
             }
 
             TimeSpan wait = LongestWait;
-            if (deadline is { } end)
+            if (timeout != Timeout.InfiniteTimeSpan)
             {
-                TimeSpan left = end - _clock.Now;
+                TimeSpan left = timeout - _time.GetElapsedTime(started);
                 if (left <= TimeSpan.Zero)
                 {
                     return;
@@ -273,27 +283,8 @@ internal sealed class PartitionScheduler<TRecord>
                 wait = left < wait ? left : wait;
             }
 
-            _clock.WaitForHandBack(_workers.HandedBackSignal, wait);
+            _workers.WaitForHandBack(wait, _time);
         }
     }
 
-    private bool IsCurrent(PartitionLane lane) => _lanes.TryGetValue((lane.Partition.Topic, lane.Partition.Partition.Value), out PartitionLane? current) && current == lane;
-
-    /// <summary>The partition's lane, made on its first record (by topic and number: a record's TopicPartition is a new object each time it is read).</summary>
-    private PartitionLane LaneOf(string topic, Partition partition)
-    {
-        if (_lastLane is { } last && last.Partition.Partition == partition && string.Equals(last.Partition.Topic, topic, StringComparison.Ordinal))
-        {
-            return last;
-        }
-
-        if (!_lanes.TryGetValue((topic, partition.Value), out PartitionLane? lane))
-        {
-            lane = new PartitionLane(new TopicPartition(topic, partition), _settings.SequencesPerPartition);
-            _lanes.Add((topic, partition.Value), lane);
-        }
-
-        _lastLane = lane;
-        return lane;
-    }
 }

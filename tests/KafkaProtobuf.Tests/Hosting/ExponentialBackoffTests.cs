@@ -1,5 +1,5 @@
 using System;
-using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Handling;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Hosting;

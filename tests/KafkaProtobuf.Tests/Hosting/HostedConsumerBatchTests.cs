@@ -29,19 +29,19 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// </summary>
 public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches")
 {
-    private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(
+    private const string Name = "batches";
+
+    private IHost Start(
         string topic,
         Func<IReadOnlyList<ConsumeResult<string, Device>>, CancellationToken, Task> handler,
         Action<KafkaProtobufConsumerOptions> configure,
-        Action<IServiceCollection>? services = null)
-    {
-        IHost host = StartHost("batches", topic, builder => builder.HandleBatch(handler), options =>
+        Action<IServiceCollection>? services = null,
+        string name = Name) =>
+        StartHost(name, topic, builder => builder.HandleBatch(handler), options =>
         {
             options.Batches.MaxWait = TimeSpan.FromMilliseconds(100);
             configure(options);
         }, services);
-        return (host, host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single());
-    }
 
     /// <summary>A batch as the handler saw it: (partition, offset) of each record.</summary>
     private static (int Partition, long Offset)[] Seen(IReadOnlyList<ConsumeResult<string, Device>> batch) =>
@@ -60,7 +60,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         int mostAtOnce = 0;
         int arrived = 0;
         using var together = new ManualResetEventSlim();
-        (IHost host, _) = Start("bulk", async (batch, token) =>
+        IHost host = Start("bulk", async (batch, token) =>
         {
             await Task.Yield(); // what comes before the first await runs on the loop thread
             int now = Interlocked.Increment(ref inHandlers);
@@ -107,7 +107,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     {
         ProduceAcrossPartitions("quiet", 1, 7);
         var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
-        (IHost host, _) = Start("quiet", (batch, _) =>
+        IHost host = Start("quiet", (batch, _) =>
         {
             batches.Enqueue(Seen(batch));
             return Task.CompletedTask;
@@ -133,7 +133,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         var handled = new ConcurrentQueue<long>();
         int batchAttempts = 0;
         var singleAttempts = new ConcurrentDictionary<long, int>();
-        (IHost host, _) = Start(topic, (batch, _) =>
+        IHost host = Start(topic, (batch, _) =>
         {
             if (batch.Any(r => bad.Contains(r.Offset.Value)))
             {
@@ -183,7 +183,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         Cluster.CreateTopic("whole.dlq", 1);
         var handled = new ConcurrentQueue<long>();
         var failedBatch = new ConcurrentQueue<long>();
-        (IHost host, _) = Start("whole", (batch, _) =>
+        IHost host = Start("whole", (batch, _) =>
         {
             if (batch.Any(r => r.Offset.Value == 13))
             {
@@ -227,7 +227,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         ProduceAcrossPartitions("cut", 1, 20, (0, 5), (0, 12));
         Cluster.CreateTopic("cut.dlq", 1);
         var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
-        (IHost host, _) = Start("cut", (batch, _) =>
+        IHost host = Start("cut", (batch, _) =>
         {
             batches.Enqueue(Seen(batch));
             return Task.CompletedTask;
@@ -255,9 +255,9 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         ProduceAcrossPartitions("cut-again", 1, 30, (0, 5));
         Cluster.CreateTopic("cut-again.dlq", 1);
         var seen = new ConcurrentQueue<long>();
-        var probe = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        using var probe = new RevokeProbe(Name, Group, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
         bool? poisonWrittenBeforeSix = null;
-        (IHost host, _) = Start("cut-again", async (batch, token) =>
+        IHost host = Start("cut-again", async (batch, token) =>
         {
             await Task.Yield();
             if (batch[0].Offset.Value == 0 && seen.IsEmpty)
@@ -282,7 +282,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             options.Batches.MaxWait = TimeSpan.FromSeconds(3); // far longer than a dead letter's failure takes
             options.CopyProducer!.EnableIdempotence = false; // so that a failed produce is not retried inside the producer
             options.CopyProducer.MessageSendMaxRetries = 0;
-        }, services => services.AddSingleton<IConsumerProbe>(probe));
+        });
 
         Wait.Until(() => Committed("cut-again", 1).SequenceEqual([30L]) && seen.Contains(29), "the partition handled and committed to its end", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
@@ -298,7 +298,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     {
         ProduceAcrossPartitions("across", 3, 60);
         var batches = new ConcurrentQueue<(int Partition, long Offset)[]>();
-        (IHost host, _) = Start("across", (batch, _) =>
+        IHost host = Start("across", (batch, _) =>
         {
             batches.Enqueue(Seen(batch));
             return Task.CompletedTask;
@@ -355,9 +355,10 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             options.RevokeTimeout = TimeSpan.FromMilliseconds(200);
         }
 
-        (IHost first, _) = Start("rebalanced", Member("first"), Options, services => services.AddSingleton<IConsumerProbe>(new RevokeProbe(revoked)));
+        using var firstEvents = new RevokeProbe("first", Group, revoked);
+        IHost first = Start("rebalanced", Member("first"), Options, name: "first");
         Assert.True(held.Wait(Deadline), "the first member never took partition 0's first batch");
-        (IHost second, _) = Start("rebalanced", Member("second"), Options);
+        IHost second = Start("rebalanced", Member("second"), Options, name: "second");
 
         Wait.Until(() => Committed("rebalanced", 2).SequenceEqual([20L, 20L]), "both partitions committed to their end", Deadline);
         await first.StopAsync().WaitAsync(Deadline);
@@ -389,11 +390,11 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             options.Batches.MaxWait = TimeSpan.FromMinutes(5); // ... for as long as the test runs
         }
 
-        var first = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
-        Start("collecting", Handler, Options, services => services.AddSingleton<IConsumerProbe>(first));
+        using var first = new RevokeProbe("first", Group, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        Start("collecting", Handler, Options, name: "first");
         Wait.Until(() => first.Deliveries >= 20, "the first member to collect both partitions' records", Deadline);
-        var second = new RevokeProbe(new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
-        Start("collecting", Handler, Options, services => services.AddSingleton<IConsumerProbe>(second));
+        using var second = new RevokeProbe("second", Group, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        Start("collecting", Handler, Options, name: "second");
         Wait.Until(() => first.Owned == 1 && second.Owned == 1, "the rebalance to share the partitions", Deadline);
 
         // Ten more records a partition fill each owner's batch: from the committed offset (none), so 0..19.
@@ -411,13 +412,13 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     {
         ProduceAcrossPartitions("draining", 1, 30);
         var handled = new ConcurrentQueue<long>();
-        KafkaProtobufConsumerService<string, Device>? service = null;
+        using var stopping = new StoppingSeen(Name, Group);
         using var inHand = new ManualResetEventSlim();
-        (IHost host, service) = Start("draining", async (batch, token) =>
+        IHost host = Start("draining", async (batch, token) =>
         {
             await Task.Yield();
             inHand.Set();
-            Wait.Until(() => service!.Stopping, "shutdown to begin", Deadline); // the batch finishes only once nothing new may start
+            Wait.Until(() => stopping.Seen, "shutdown to begin", Deadline); // the batch finishes only once nothing new may start
             foreach (ConsumeResult<string, Device> record in batch)
             {
                 handled.Enqueue(record.Offset.Value);
@@ -440,7 +441,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         var handled = new ConcurrentQueue<long>();
         using var stuck = new ManualResetEventSlim();
         bool cancelled = false;
-        (IHost host, _) = Start("stuck", async (batch, token) =>
+        IHost host = Start("stuck", async (batch, token) =>
         {
             if (batch[0].Offset.Value >= 10)
             {
@@ -490,7 +491,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
         listener.Start();
 
         var sizes = new ConcurrentQueue<int>();
-        (IHost host, _) = Start("metered-batches", (batch, _) =>
+        IHost host = Start("metered-batches", (batch, _) =>
         {
             sizes.Enqueue(batch.Count);
             return Task.CompletedTask;
@@ -528,7 +529,7 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
     }
 
     /// <summary>Completes when the consumer has let partitions go (after its revoke waited for their handlers); counts the partitions it owns and its deliveries.</summary>
-    private sealed class RevokeProbe(TaskCompletionSource revoked) : ConsumerProbe
+    private sealed class RevokeProbe(string consumer, string group, TaskCompletionSource revoked) : ConsumerEvents(consumer, group)
     {
         private int _owned;
         private int _deliveries;
@@ -544,15 +545,15 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
 
         public ConcurrentQueue<long> DeadLetteredAt { get; } = new();
 
-        public override void Revoked(string consumer, List<TopicPartitionOffset> partitions)
+        public override void Revoked(IReadOnlyList<TopicPartition> partitions, bool lost)
         {
             Interlocked.Add(ref _owned, -partitions.Count);
             revoked.TrySetResult();
         }
 
-        public override void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) => Interlocked.Add(ref _owned, partitions.Count);
+        public override void Assigned(IReadOnlyList<TopicPartition> partitions) => Interlocked.Add(ref _owned, partitions.Count);
 
-        public override void Delivered(string consumer, TopicPartitionOffset record)
+        public override void Delivered(TopicPartitionOffset record)
         {
             Interlocked.Increment(ref _deliveries);
             long seen;
@@ -561,8 +562,8 @@ public sealed class HostedConsumerBatchTests() : HostedConsumerTestBase("batches
             }
         }
 
-        public override void DeadLettered(string consumer, TopicPartitionOffset record) => DeadLetteredAt.Enqueue(record.Offset.Value);
+        public override void DeadLettered(TopicPartitionOffset record) => DeadLetteredAt.Enqueue(record.Offset.Value);
 
-        public override void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable) => MovedBackTo.Enqueue(record.Offset.Value);
+        public override void MovedBack(TopicPartitionOffset record, bool schemaUnavailable) => MovedBackTo.Enqueue(record.Offset.Value);
     }
 }

@@ -31,6 +31,7 @@ public sealed class HostedConsumerLagTests() : HostedConsumerTestBase("lag")
         ProduceAcrossPartitions("orders", 2, 30);
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         using var gauge = new LagListener();
+        gauge.Start();
         IHost host = StartHost("lagging", "orders", async (record, cancellationToken) =>
         {
             if (record.Partition.Value == 0)
@@ -60,6 +61,28 @@ public sealed class HostedConsumerLagTests() : HostedConsumerTestBase("lag")
     }
 
     [Fact]
+    public async Task ARecordSentToARetryTopic_IsNoLongerLag_ItsOffsetIsStored()
+    {
+        // Its copy waits an hour in the retry topic; on its own topic the record is done with, and the gauge says so at
+        // once (it stayed at 1 until another record of the partition was stored).
+        ProduceAcrossPartitions("retried", 1, 1);
+        Cluster.CreateTopic("retried.retry.1", 1);
+        using var gauge = new LagListener("retrying");
+        gauge.Start();
+        IHost host = StartHost("retrying", "retried", (_, _) => Task.FromException(new TimeoutException("the ledger did not answer")), options =>
+        {
+            options.HandlerFailures.MaxAttempts = 1;
+            options.RetryTopics.Delays.Add(TimeSpan.FromHours(1));
+        });
+
+        Wait.Until(() => gauge.Latest("retried.retry.1", 0) == 1, "the copy to wait in the retry topic", Deadline, gauge.Collect);
+        Wait.Until(() => gauge.Latest("retried", 0) == 0, () => $"the lag of retried [0] to fall to 0 (it is {gauge.Latest("retried", 0)})", Deadline, gauge.Collect);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal([1L], Committed("retried", 1));
+    }
+
+    [Fact]
     public void Thresholds_ComeFromConfiguration_AndAnUnhealthyBelowDegradedIsRefused()
     {
         var options = new KafkaProtobufConsumerOptions();
@@ -79,12 +102,12 @@ public sealed class HostedConsumerLagTests() : HostedConsumerTestBase("lag")
     }
 
     /// <summary>Collects the lag gauge's measurements (observable: taken when collected).</summary>
-    private sealed class LagListener : IDisposable
+    private sealed class LagListener(string consumer = "lagging") : IDisposable
     {
         private readonly MeterListener _listener = new();
         private readonly ConcurrentDictionary<(string Topic, int Partition), long> _latest = new();
 
-        public LagListener()
+        public void Start()
         {
             _listener.InstrumentPublished = (instrument, listener) =>
             {
@@ -101,7 +124,7 @@ public sealed class HostedConsumerLagTests() : HostedConsumerTestBase("lag")
                     byName[tag.Key] = tag.Value;
                 }
 
-                if (Equals(byName[KafkaProtobufConsumerMetrics.ConsumerTag], "lagging"))
+                if (Equals(byName[KafkaProtobufConsumerMetrics.ConsumerTag], consumer))
                 {
                     _latest[((string)byName[KafkaProtobufConsumerMetrics.TopicTag]!, (int)byName[KafkaProtobufConsumerMetrics.PartitionTag]!)] = value;
                 }

@@ -9,7 +9,7 @@ using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting;
-using KafkaProtobuf.Hosting.Scheduling;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Service;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
@@ -27,17 +27,10 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// </summary>
 public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("parallel")
 {
-    private (IHost Host, KafkaProtobufConsumerService<string, Device> Service) Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions> configure, IConsumerProbe? probe = null)
-    {
-        IHost host = StartHost("parallel", topic, handler, configure, services =>
-        {
-            if (probe is not null)
-            {
-                services.AddSingleton(probe);
-            }
-        });
-        return (host, host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single());
-    }
+    private const string Name = "parallel";
+
+    private IHost Start(string topic, Func<ConsumeResult<string, Device>, CancellationToken, Task> handler, Action<KafkaProtobufConsumerOptions> configure) =>
+        StartHost(Name, topic, handler, configure);
 
     [Fact]
     public async Task SixPartitions_HandledAtOnce_EachInOrder_UnderRandomDelays_AndEverythingHandledIsCommitted()
@@ -50,7 +43,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         int mostAtOnce = 0;
         int arrived = 0;
         using var together = new ManualResetEventSlim();
-        (IHost host, _) = Start("sensors", async (record, token) =>
+        IHost host = Start("sensors", async (record, token) =>
         {
             // What comes before a handler's first await runs on the consume loop's thread (that keeps quick handlers
             // as cheap as in sequential mode): blocking work goes after it.
@@ -89,7 +82,8 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         long largest = Enumerable.Range(0, PerPartition).SelectMany(o => new[] { o, 1000 + o }).Max(n => ReadAhead.Charge(("k" + (n % 1000)).Length + GoodValue(n).Length, 1));
         long budget = 10 * largest;
         var handled = new ConcurrentQueue<(int, long)>();
-        (IHost host, KafkaProtobufConsumerService<string, Device> service) = Start("slow", async (record, token) =>
+        using var readAhead = new ReadAheadCount(Name, Group);
+        IHost host = Start("slow", async (record, token) =>
         {
             await Task.Delay(1, token);
             handled.Enqueue((record.Partition.Value, record.Offset.Value));
@@ -103,7 +97,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         await host.StopAsync().WaitAsync(Deadline);
 
         // librdkafka prefetched far more; past the budget, each partition took at most the record that paused it.
-        Assert.InRange(service.MostHeldBytes, budget - largest, budget + (2 * largest));
+        Assert.InRange(readAhead.Most, budget - largest, budget + (2 * largest));
         Assert.Equal(2 * PerPartition, handled.Distinct().Count());
         Assert.All(handled.GroupBy(h => h.Item1), g => Assert.Equal(Enumerable.Range(0, PerPartition).Select(o => (long)o), g.Select(h => h.Item2)));
         Assert.Equal([PerPartition, PerPartition], Committed("slow", 2));
@@ -115,7 +109,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         ProduceAcrossPartitions("mixed", 2, 20, (0, 3));
         Cluster.CreateTopic("mixed.dlq", 1);
         var handled = new ConcurrentDictionary<int, ConcurrentQueue<long>>();
-        (IHost host, _) = Start("mixed", (record, _) =>
+        IHost host = Start("mixed", (record, _) =>
         {
             if (record.Partition.Value == 0 && record.Offset.Value == 7)
             {
@@ -149,9 +143,9 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         ProduceAcrossPartitions("by-key", 2, PerPartition, offset => "k" + (offset % 10));
         var handled = new ConcurrentDictionary<(int Partition, string Key), ConcurrentQueue<long>>();
         var finished = new ConcurrentQueue<(int Partition, long Offset)>();
-        var probe = new StoreProbe();
+        using var probe = new StoreProbe(Name, Group);
         using var secondKeyStarted = new ManualResetEventSlim();
-        (IHost host, _) = Start("by-key", async (record, token) =>
+        IHost host = Start("by-key", async (record, token) =>
         {
             if (record.Partition.Value == 0 && record.Offset.Value == 1)
             {
@@ -181,7 +175,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         {
             options.MaxConcurrentHandlers = 4;
             options.HandlingOrder = HandlingOrder.Key;
-        }, probe);
+        });
 
         Wait.Until(() => finished.Count == 2 * PerPartition, "every record handled", Deadline);
         await host.StopAsync().WaitAsync(Deadline);
@@ -208,9 +202,9 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
         ProduceAcrossPartitions("key-failure", 1, 30, offset => "k" + (offset % 3), (0, 4));
         Cluster.CreateTopic("key-failure.dlq", 1);
         var handled = new ConcurrentQueue<(string Key, long Offset)>();
-        var probe = new StoreProbe();
+        using var probe = new StoreProbe(Name, Group);
         using var othersDone = new ManualResetEventSlim();
-        (IHost host, _) = Start("key-failure", async (record, token) =>
+        IHost host = Start("key-failure", async (record, token) =>
         {
             await Task.Yield();
             if (record.Offset.Value == 2)
@@ -230,7 +224,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
             options.MaxConcurrentHandlers = 3;
             options.HandlingOrder = HandlingOrder.Key;
             options.HandlerFailures.MaxAttempts = 1;
-        }, probe);
+        });
 
         Wait.Until(() => handled.Count == 28, "the 28 good records handled", Deadline);
         List<ConsumeResult<byte[], byte[]>> letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "key-failure.dlq", Deadline);
@@ -247,7 +241,7 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
     }
 
     /// <summary>What the consumer stored and dead-lettered, in the order it did so.</summary>
-    private sealed class StoreProbe : ConsumerProbe
+    private sealed class StoreProbe(string consumer, string group) : ConsumerEvents(consumer, group)
     {
         private readonly ConcurrentQueue<(TopicPartitionOffset Record, bool DeadLettered)> _events = new();
 
@@ -255,9 +249,9 @@ public sealed class HostedConsumerParallelTests() : HostedConsumerTestBase("para
 
         public List<long> StoredOrDeadLettered(int partition) => [.. _events.Where(e => e.Record.Partition.Value == partition).Select(e => e.Record.Offset.Value)];
 
-        public override void Stored(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, false));
+        public override void Stored(TopicPartitionOffset record) => _events.Enqueue((record, false));
 
-        public override void DeadLettered(string consumer, TopicPartitionOffset record) => _events.Enqueue((record, true));
+        public override void DeadLettered(TopicPartitionOffset record) => _events.Enqueue((record, true));
     }
 
     private static void InterlockedMax(ref int target, int value)

@@ -7,7 +7,8 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.Hosting;
-using KafkaProtobuf.Hosting.Scheduling;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Service;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
@@ -49,6 +50,7 @@ public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : Hos
 
         var handled = new ConcurrentQueue<(int Partition, long Offset)>();
         using var gate = new SemaphoreSlim(0);
+        using var readAhead = new ReadAheadCount("read-ahead", Group);
         long baseline = GC.GetTotalMemory(forceFullCollection: true);
         IHost host = StartHost("read-ahead", "large", async (record, token) =>
         {
@@ -60,10 +62,9 @@ public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : Hos
             options.MaxConcurrentHandlers = 2;
             options.MaxReadAheadBytes = Budget;
         });
-        KafkaProtobufConsumerService<string, Device> service = host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single();
 
         // Both handlers wait: the consumer takes records until the budget pauses it.
-        Wait.Until(() => service.MostHeldBytes >= Budget, "the consumer took records up to its budget", Deadline);
+        Wait.Until(() => readAhead.Most >= Budget, "the consumer took records up to its budget", Deadline);
         long mostLive = 0;
         while (handled.Count < Partitions * PerPartition)
         {
@@ -75,14 +76,65 @@ public sealed class HostedConsumerReadAheadTests(ITestOutputHelper output) : Hos
         }
 
         await host.StopAsync().WaitAsync(Deadline);
-        output.WriteLine($"taken at most {service.MostHeldBytes:N0} bytes by the budget's count; live memory grew by at most {mostLive:N0} bytes");
+        output.WriteLine($"taken at most {readAhead.Most:N0} bytes by the budget's count; live memory grew by at most {mostLive:N0} bytes");
 
         // Past the budget, each partition took at most the one record that paused it.
         long bound = Budget + (Partitions * largest);
         Assert.True(mostLive < bound + Overhead, $"live memory grew by {mostLive:N0} bytes; the records taken are bounded by {bound:N0}");
-        Assert.InRange(service.MostHeldBytes, Budget, bound);
+        Assert.InRange(readAhead.Most, Budget, bound);
         Assert.All(handled.GroupBy(h => h.Partition), g => Assert.Equal(Enumerable.Range(0, PerPartition).Select(o => (long)o), g.Select(h => h.Offset)));
         Assert.Equal(Enumerable.Repeat((long)PerPartition, Partitions), Committed("large", Partitions));
+    }
+
+    [Fact]
+    public async Task BatchesOfABacklogTwelveTimesTheBudget_CollectedAndHandled_StayWithinIt_AndNothingHandledStaysInMemory()
+    {
+        // What open batches collect counts as much as what their handlers hold: the consumer pauses once the two together
+        // reach the budget, and hands over each batch its pause stopped. No batch fills (a partition has 12 records, a
+        // batch takes 100): without the budget, each would collect its whole partition for a second.
+        Cluster.CreateTopic("batched", Partitions);
+        long largest = Produce("batched", _ => PerPartition);
+        var handled = new ConcurrentQueue<(int Partition, long Offset)>();
+        using var gate = new SemaphoreSlim(0);
+        using var readAhead = new ReadAheadCount("batched", Group);
+        long baseline = GC.GetTotalMemory(forceFullCollection: true);
+        IHost host = StartHost("batched", "batched", builder => builder.HandleBatch(async (batch, token) =>
+        {
+            await gate.WaitAsync(token);
+            foreach (ConsumeResult<string, Device> record in batch)
+            {
+                Assert.Equal(ValueBytes, record.Message.Value.Firmware.Signature.Digest.Length);
+                handled.Enqueue((record.Partition.Value, record.Offset.Value));
+            }
+        }), options =>
+        {
+            options.MaxConcurrentHandlers = 2;
+            options.MaxReadAheadBytes = Budget;
+            options.Batches.MaxSize = 100;
+            options.Batches.MaxWait = TimeSpan.FromSeconds(1);
+        });
+
+        Wait.Until(() => readAhead.Most >= Budget, "the consumer took records up to its budget", Deadline);
+        long mostLive = 0;
+        while (handled.Count < Partitions * PerPartition)
+        {
+            mostLive = Math.Max(mostLive, GC.GetTotalMemory(forceFullCollection: true) - baseline);
+            int before = handled.Count;
+            gate.Release();
+            Wait.Until(() => handled.Count > before, () => $"a batch handled after {before} records (so far {handled.Count})", Deadline);
+        }
+
+        Wait.Until(() => Committed("batched", Partitions).All(c => c == PerPartition), "every partition committed to its end", Deadline);
+        long liveAfter = GC.GetTotalMemory(forceFullCollection: true) - baseline;
+        await host.StopAsync().WaitAsync(Deadline);
+        output.WriteLine($"taken at most {readAhead.Most:N0} bytes by the budget's count; live memory grew by at most {mostLive:N0} bytes, {liveAfter:N0} once all was handled");
+
+        // Past the budget, each partition took at most the record that paused it, and the chunk its bytes were copied into.
+        long bound = Budget + (Partitions * (largest + CopiedBytes.LargestChunk));
+        Assert.InRange(readAhead.Most, Budget, bound);
+        Assert.True(mostLive < bound + Overhead, $"live memory grew by {mostLive:N0} bytes; the records taken are bounded by {bound:N0}");
+        Assert.True(liveAfter < Overhead, $"live memory stayed {liveAfter:N0} bytes above where it started once every batch was handled");
+        Assert.All(handled.GroupBy(h => h.Partition), g => Assert.Equal(Enumerable.Range(0, PerPartition).Select(o => (long)o), g.Select(h => h.Offset)));
     }
 
     [Fact]

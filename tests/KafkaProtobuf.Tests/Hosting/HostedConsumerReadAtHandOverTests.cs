@@ -23,6 +23,7 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// </summary>
 public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase("hand-over")
 {
+    private const string Name = "hand-over";
     private const int Records = 12;
 
     [Theory]
@@ -32,10 +33,10 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
     {
         ProduceAcrossPartitions("ahead", 1, Records);
         var deserializer = new CountingDeserializer();
-        var probe = new DeliveryProbe();
+        using var probe = new DeliveryProbe(Name, Group);
         using var gate = new SemaphoreSlim(0);
         var handled = new ConcurrentQueue<int>();
-        IHost host = Start("ahead", deserializer, probe, gate, handled, order);
+        IHost host = Start("ahead", deserializer, gate, handled, order);
 
         // The handlers wait: the consumer reads every record ahead meanwhile.
         Wait.Until(() => probe.DeliveredCount >= Records, () => $"all {Records} records consumed (so far {probe.DeliveredCount})", Deadline);
@@ -58,10 +59,10 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         const int Unavailable = 3;
         ProduceAcrossPartitions("outage", 1, Records);
         var deserializer = new CountingDeserializer { UnavailableOnce = Unavailable };
-        var probe = new DeliveryProbe();
+        using var probe = new DeliveryProbe(Name, Group);
         using var gate = new SemaphoreSlim(0);
         var handled = new ConcurrentQueue<int>();
-        IHost host = Start("outage", deserializer, probe, gate, handled, order);
+        IHost host = Start("outage", deserializer, gate, handled, order);
 
         Wait.Until(() => probe.DeliveredCount >= Unavailable + 1, () => $"the record at {Unavailable} consumed (so far {probe.DeliveredCount})", Deadline);
         gate.Release(1_000);
@@ -81,10 +82,10 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         ProduceAcrossPartitions("poison", 1, Records, (0, Poison));
         Cluster.CreateTopic("poison.dlq", 1);
         var deserializer = new CountingDeserializer();
-        var probe = new DeliveryProbe();
+        using var probe = new DeliveryProbe(Name, Group);
         using var gate = new SemaphoreSlim(0);
         var handled = new ConcurrentQueue<int>();
-        IHost host = Start("poison", deserializer, probe, gate, handled, HandlingOrder.Partition);
+        IHost host = Start("poison", deserializer, gate, handled, HandlingOrder.Partition);
 
         Wait.Until(() => probe.DeliveredCount >= Records, () => $"all {Records} records consumed (so far {probe.DeliveredCount})", Deadline);
         Assert.Empty(probe.DeadLetteredOffsets); // it is read only when its turn comes
@@ -119,8 +120,8 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
     }
 
     /// <summary>Two handlers, each waiting for the gate, then noting the record's number.</summary>
-    private IHost Start(string topic, CountingDeserializer deserializer, DeliveryProbe probe, SemaphoreSlim gate, ConcurrentQueue<int> handled, HandlingOrder order) =>
-        StartHost(topic, topic, builder => builder.WithValueDeserializer(_ => deserializer).Handle(async (record, token) =>
+    private IHost Start(string topic, CountingDeserializer deserializer, SemaphoreSlim gate, ConcurrentQueue<int> handled, HandlingOrder order) =>
+        StartHost(Name, topic, builder => builder.WithValueDeserializer(_ => deserializer).Handle(async (record, token) =>
         {
             await gate.WaitAsync(token);
             handled.Enqueue(SequenceOf(record.Message.Value));
@@ -128,7 +129,7 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         {
             options.MaxConcurrentHandlers = 2;
             options.HandlingOrder = order;
-        }, services => services.AddSingleton<IConsumerProbe>(probe));
+        });
 
     /// <summary>The library's deserializer, counting its calls; with <see cref="UnavailableOnce"/>, that record's writer's schema is unavailable the first time.</summary>
     private sealed class CountingDeserializer : IDeserializer<Device>
@@ -188,7 +189,7 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
         }
     }
 
-    private sealed class DeliveryProbe : ConsumerProbe
+    private sealed class DeliveryProbe(string consumer, string group) : ConsumerEvents(consumer, group)
     {
         private readonly ConcurrentQueue<long> _movedBack = new();
         private readonly ConcurrentQueue<long> _deadLettered = new();
@@ -203,9 +204,9 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
 
         public List<long> StoredOrDeadLettered => [.. _storedOrDeadLettered];
 
-        public override void Delivered(string consumer, TopicPartitionOffset record) => Interlocked.Increment(ref _delivered);
+        public override void Delivered(TopicPartitionOffset record) => Interlocked.Increment(ref _delivered);
 
-        public override void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        public override void MovedBack(TopicPartitionOffset record, bool schemaUnavailable)
         {
             if (schemaUnavailable)
             {
@@ -213,12 +214,12 @@ public sealed class HostedConsumerReadAtHandOverTests() : HostedConsumerTestBase
             }
         }
 
-        public override void DeadLettered(string consumer, TopicPartitionOffset record)
+        public override void DeadLettered(TopicPartitionOffset record)
         {
             _deadLettered.Enqueue(record.Offset.Value);
             _storedOrDeadLettered.Enqueue(record.Offset.Value);
         }
 
-        public override void Stored(string consumer, TopicPartitionOffset record) => _storedOrDeadLettered.Enqueue(record.Offset.Value);
+        public override void Stored(TopicPartitionOffset record) => _storedOrDeadLettered.Enqueue(record.Offset.Value);
     }
 }

@@ -87,9 +87,9 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
         using var releaseFirst = new ManualResetEventSlim();
         using var firstHolding = new ManualResetEventSlim();
         int holding = 0;
-        var first = new MemberProbe();
-        var second = new MemberProbe();
-        KafkaProtobufConsumerService<string, Device>? secondService = null;
+        using var first = new MemberProbe("first", Group);
+        using var second = new MemberProbe("second", Group);
+        using var secondStopping = new StoppingSeen("second", Group);
 
         // The first member holds, in each partition, the handler that has offset 5 (on the loop thread: the first such
         // handler, which holds the loop) until the second has joined; the second holds its first record of the second
@@ -108,7 +108,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             }
             else if (member == "second" && records.Any(r => r.Offset.Value >= FirstRound) && second.HoldOnce(-1))
             {
-                Wait.Until(() => secondService?.Stopping == true, "the second member to be stopped", Deadline);
+                Wait.Until(() => secondStopping.Seen, "the second member to be stopped", Deadline);
             }
 
             foreach (ConsumeResult<string, Device> record in records)
@@ -117,15 +117,14 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             }
         }
 
-        IHost firstHost = Start("first", first, protocol, mode, Handle);
+        IHost firstHost = Start("first", protocol, mode, Handle);
         Assert.True(firstHolding.Wait(Deadline), "the first member never held its handlers");
         Assert.Equal(Enumerable.Range(0, Partitions), first.Owned.Order());
 
         // The second member joins. Held handlers on the loop thread hold the rebalance back (it needs the loop), so those
         // are let go as soon as the second has started; held handlers on workers are let go only once the second owns
         // partitions, so the rebalance happens while they run.
-        IHost secondHost = Start("second", second, protocol, mode, Handle);
-        secondService = Service(secondHost);
+        IHost secondHost = Start("second", protocol, mode, Handle);
         if (!onLoop)
         {
             Wait.Until(() => second.Owned.Count > 0, "the second member to be assigned partitions", Deadline);
@@ -195,8 +194,8 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
         Cluster.CreateTopic("waiting.dlq", 1);
         TimeSpan delay = TimeSpan.FromSeconds(6);
         var calls = new ConcurrentQueue<(string Member, string Topic, int Partition, long Offset, bool Retry, DateTimeOffset? Due, DateTimeOffset At)>();
-        var first = new MemberProbe();
-        var second = new MemberProbe();
+        using var first = new MemberProbe("first", Group);
+        using var second = new MemberProbe("second", Group);
 
         Action<KafkaProtobufConsumerBuilder<string, Device>> Handler(string member) => builder => builder.Handle((record, cancellation) =>
         {
@@ -223,9 +222,9 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             options.RetryTopics.Delays.Add(delay);
         }
 
-        IHost firstHost = StartHost("first", "waiting", Handler("first"), Options, services => services.AddSingleton<IConsumerProbe>(first));
+        IHost firstHost = StartHost("first", "waiting", Handler("first"), Options);
         Wait.Until(() => first.Deliveries.Any(r => r.Topic == "waiting.retry.1"), "the first member to read the record waiting in the retry topic", Deadline);
-        IHost secondHost = StartHost("second", "waiting", Handler("second"), Options, services => services.AddSingleton<IConsumerProbe>(second));
+        IHost secondHost = StartHost("second", "waiting", Handler("second"), Options);
         Wait.Until(() => second.Owned.Count > 0, "the second member to be assigned partitions", Deadline);
         bool joinedBeforeDue = !calls.Any(c => c.Retry); // for the report only: on a slow machine the record may be due before the rebalance ends
         Wait.Until(() => calls.Any(c => c.Retry) && Committed("waiting", 2).All(c => c == 10), "the retried record handled and every record committed", Deadline);
@@ -258,7 +257,7 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
         Assert.True(missing.Count == 0, "records never handled: " + string.Join(", ", missing.Take(10)));
     }
 
-    private IHost Start(string name, MemberProbe probe, RebalanceProtocol protocol, Mode mode, Func<string, IReadOnlyList<ConsumeResult<string, Device>>, Task> handle) =>
+    private IHost Start(string name, RebalanceProtocol protocol, Mode mode, Func<string, IReadOnlyList<ConsumeResult<string, Device>>, Task> handle) =>
         StartHost(
             name,
             "moving-" + mode.ToString().ToLowerInvariant(),
@@ -292,14 +291,10 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
                     options.Batches.MaxWait = TimeSpan.FromMilliseconds(50);
                     options.Batches.AcrossPartitions = mode == Mode.BatchesAcrossPartitions;
                 }
-            },
-            services => services.AddSingleton<IConsumerProbe>(probe));
-
-    private static KafkaProtobufConsumerService<string, Device> Service(IHost host) =>
-        host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<string, Device>>().Single();
+            });
 
     /// <summary>What one member owns and had taken away, from its consumer's own callbacks; and which of its handlers have held once.</summary>
-    private sealed class MemberProbe : ConsumerProbe
+    private sealed class MemberProbe(string consumer, string group) : ConsumerEvents(consumer, group)
     {
         private readonly object _gate = new();
         private readonly HashSet<(string Topic, int Partition)> _owned = [];
@@ -341,26 +336,29 @@ public sealed class HostedConsumerRebalanceProtocolTests : HostedConsumerTestBas
             }
         }
 
-        public override void Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions)
+        public override void Assigned(IReadOnlyList<TopicPartition> partitions)
         {
             lock (_gate)
             {
-                partitions.ForEach(p => _owned.Add((p.Topic, p.Partition.Value)));
+                foreach (TopicPartition p in partitions)
+                {
+                    _owned.Add((p.Topic, p.Partition.Value));
+                }
             }
         }
 
-        public override void Revoked(string consumer, List<TopicPartitionOffset> partitions)
+        public override void Revoked(IReadOnlyList<TopicPartition> partitions, bool lost)
         {
             lock (_gate)
             {
-                partitions.ForEach(p =>
+                foreach (TopicPartition p in partitions)
                 {
                     _owned.Remove((p.Topic, p.Partition.Value));
                     _revoked.Add((p.Topic, p.Partition.Value));
-                });
+                }
             }
         }
 
-        public override void Delivered(string consumer, TopicPartitionOffset record) => Deliveries.Enqueue(record);
+        public override void Delivered(TopicPartitionOffset record) => Deliveries.Enqueue(record);
     }
 }

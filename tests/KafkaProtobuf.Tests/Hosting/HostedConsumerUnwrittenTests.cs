@@ -33,7 +33,7 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
         string topic = "unwritten-" + mode;
         ProduceAcrossPartitions(topic, 1, 4); // no dead-letter topic yet
         var calls = new ConcurrentQueue<long>();
-        var probe = new MoveBackCount();
+        using var probe = new MoveBackCount("devices", Group);
         Task Handle(long offset)
         {
             calls.Enqueue(offset);
@@ -66,7 +66,6 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
             options.CopyProducer!.AllowAutoCreateTopics = false; // a broker that does not create topics
         }, services =>
         {
-            services.AddSingleton<IConsumerProbe>(probe);
             services.AddHealthChecks().AddKafkaProtobufConsumers();
         });
         var health = host.Services.GetRequiredService<HealthCheckService>();
@@ -90,13 +89,13 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
     }
 
     /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written.</summary>
-    private sealed class MoveBackCount : ConsumerProbe
+    private sealed class MoveBackCount(string consumer, string group) : ConsumerEvents(consumer, group)
     {
         private int _count;
 
         public int Count => Volatile.Read(ref _count);
 
-        public override void MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
+        public override void MovedBack(TopicPartitionOffset record, bool schemaUnavailable)
         {
             if (!schemaUnavailable)
             {

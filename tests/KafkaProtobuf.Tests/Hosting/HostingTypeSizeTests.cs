@@ -9,11 +9,13 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// <summary>
 /// Every feature of the hosted consumer once landed in one class, which reached 1,085 lines: no Hosting type may grow
 /// past <see cref="MostLines"/> lines, a partial type's files counted together, so that the next feature needs a part
-/// of its own.
+/// of its own; and no line past <see cref="MostCharacters"/> characters, so that a type is not held under its size by
+/// joining lines.
 /// </summary>
 public sealed class HostingTypeSizeTests
 {
     private const int MostLines = 300;
+    private const int MostCharacters = 140;
 
     [Fact]
     public void NoHostingType_IsLongerThan300Lines()
@@ -27,6 +29,21 @@ public sealed class HostingTypeSizeTests
 
         Assert.Contains(types, t => t.Type.EndsWith("PartitionScheduler", StringComparison.Ordinal)); // the walk found the sources
         Assert.Empty(types.Where(t => t.Lines > MostLines).Select(t => $"{t.Type}: {t.Lines} lines"));
+    }
+
+    [Fact]
+    public void NoHostingLine_IsLongerThan140Characters()
+    {
+        string source = Path.Combine(RepositoryRoot.Path, "src", "KafkaProtobuf.Hosting");
+        string[] files = Directory.GetFiles(source, "*.cs", SearchOption.AllDirectories).Where(file => !IsBuildOutput(source, file)).ToArray();
+        var longLines = files
+            .SelectMany(file => File.ReadAllLines(file).Select((line, index) => (File: Path.GetRelativePath(source, file), Number: index + 1, line.Length)))
+            .Where(line => line.Length > MostCharacters)
+            .Select(line => $"{line.File}:{line.Number}: {line.Length} characters")
+            .ToArray();
+
+        Assert.Contains(files, file => file.EndsWith("PartitionScheduler.cs", StringComparison.Ordinal)); // the walk found the sources
+        Assert.Empty(longLines);
     }
 
     private static bool IsBuildOutput(string source, string file)

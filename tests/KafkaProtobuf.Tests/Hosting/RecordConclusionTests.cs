@@ -16,7 +16,7 @@ using Xunit;
 namespace KafkaProtobuf.Tests.Hosting;
 
 /// <summary>
-/// The conclusion on its own, over a real consume step on the embedded cluster: the edges the hosted consumer's loops
+/// The conclusion on its own, over a real Kafka client on the embedded cluster: the edges the hosted consumer's loops
 /// cannot reach on demand.
 /// </summary>
 public sealed class RecordConclusionTests : IDisposable
@@ -36,12 +36,13 @@ public sealed class RecordConclusionTests : IDisposable
         var log = new CapturedLog((_, id, line) => lines.Enqueue((id, line)));
         string? stopped = null;
         var status = new ConsumerStatus("conclusion");
-        using var step = new ConsumeStep<string, string>(
-            "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, new NoOwner(), status, log, null, TimeSpan.FromMilliseconds(50));
+        var diagnostics = new ConsumerDiagnostics("conclusion", "conclusion");
+        using var client = new ConsumerClient<string, string>(
+            "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, new NoOwner(), status, log, diagnostics, TimeSpan.FromMilliseconds(50));
         using IProducer<byte[], byte[]> writer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
         var conclusion = new RecordConclusion<string, string>(
-            step, writer, "orders.dlq", TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, status,
-            new ConclusionEvents("conclusion", log, null), new ConsumerTracing("conclusion", "conclusion"), (reason, _) => stopped = reason);
+            client, writer, "orders.dlq", TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, status,
+            new ConclusionEvents("conclusion", log, diagnostics), new ConsumerTracing("conclusion", "conclusion"), (reason, _) => stopped = reason);
         var record = new ConsumeResult<string, string>
         {
             TopicPartitionOffset = new TopicPartitionOffset("orders", 0, 5),
@@ -50,7 +51,7 @@ public sealed class RecordConclusionTests : IDisposable
 
         status.HandlerFailed(1); // what a record done would reset
 
-        // The consume step never subscribed: orders [0] is not this consumer's, as after a rebalance took it away.
+        // The client never subscribed: orders [0] is not this consumer's, as after a rebalance took it away.
         AfterConclusion after = conclusion.Conclude(
             record, new HandlerResult(HandlerOutcome.DeadLetter, new InvalidOperationException("the handler gave up")), null, (Encoding.UTF8.GetBytes("k"), Encoding.UTF8.GetBytes("v")));
 
@@ -71,7 +72,7 @@ public sealed class RecordConclusionTests : IDisposable
         return read!.Message.Value;
     }
 
-    private sealed class NoOwner : IConsumeStepOwner
+    private sealed class NoOwner : IConsumerOwner
     {
         public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions) => throw new InvalidOperationException("not subscribed: nothing to revoke");
 

@@ -18,7 +18,7 @@ public sealed class UnwrittenFailuresTests
     public void AKeptFailure_IsTakenOnce_AtItsOwnPositionOnly()
     {
         var unwritten = new UnwrittenFailures();
-        unwritten.Keep(new TopicPartitionOffset("orders", 3, 41), Failed);
+        unwritten.Remember(new TopicPartitionOffset("orders", 3, 41), Failed);
 
         Assert.False(unwritten.TryTake("orders", 3, 42, out _));
         Assert.False(unwritten.TryTake("orders", 2, 41, out _));
@@ -33,9 +33,9 @@ public sealed class UnwrittenFailuresTests
     public void RevokedPartitions_ForgetTheirFailures_AndOnlyTheirs()
     {
         var unwritten = new UnwrittenFailures();
-        unwritten.Keep(new TopicPartitionOffset("orders", 3, 41), Failed);
-        unwritten.Keep(new TopicPartitionOffset("orders", 4, 7), Failed);
-        unwritten.Keep(new TopicPartitionOffset("payments", 3, 9), Failed);
+        unwritten.Remember(new TopicPartitionOffset("orders", 3, 41), Failed);
+        unwritten.Remember(new TopicPartitionOffset("orders", 4, 7), Failed);
+        unwritten.Remember(new TopicPartitionOffset("payments", 3, 9), Failed);
 
         unwritten.Forget([new TopicPartition("orders", 3), new TopicPartition("refunds", 0)]);
 

@@ -74,7 +74,11 @@ public abstract class ChaosMember : IDisposable
     /// <summary>Stops taking records, then closes the consumer: the stored offsets are committed and the member leaves the group.</summary>
     public abstract void Leave();
 
-    /// <summary>Stops and destroys the consumer without closing it: what a killed process leaves behind.</summary>
+    /// <summary>
+    /// Ends the member without closing its consumer, as a killed process does: no commit after it, no LeaveGroup; the
+    /// group takes its partitions when its session (or its poll interval) runs out. The hand-written loop's consumer is
+    /// destroyed; the hosted consumer's member hangs (see <see cref="HostedMember.Kill"/>).
+    /// </summary>
     public abstract void Kill();
 
     public abstract void Dispose();

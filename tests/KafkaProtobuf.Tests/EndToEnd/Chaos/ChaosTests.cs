@@ -144,7 +144,7 @@ public abstract class ChaosScenario : IDisposable
 
         _log.Step = "recovery";
         Volatile.Write(ref _allowance, int.MaxValue);
-        WaitFor(() => Covered(layout) || Failed(), "every record to be consumed or dead-lettered");
+        WaitFor(() => Covered(layout) || Failed(), () => "every record to be consumed or dead-lettered (not yet: " + Missing(layout) + ")");
         ThrowIfFailed();
         current.Leave();
         TimeSpan consumed = clock.Elapsed;
@@ -432,6 +432,14 @@ public abstract class ChaosScenario : IDisposable
 
     private bool Covered(Layout layout) => _members.SelectMany(m => m.Handled()).Distinct().Count() == layout.Count;
 
+    /// <summary>For a timed-out wait's message: the first records no member handled nor dead-lettered, and how many there are.</summary>
+    private string Missing(Layout layout)
+    {
+        var handled = _members.SelectMany(m => m.Handled()).Select(Key).ToHashSet();
+        var missing = layout.Good.Keys.Concat(layout.Poison.Keys).Where(r => !handled.Contains(Key(r))).OrderBy(Key).ToList();
+        return missing.Count + " records, from " + string.Join(", ", missing.Take(10));
+    }
+
     /// <summary>
     /// Registers <see cref="Revisions"/> versions of the values' file (its messages, then one more per revision, so the
     /// paths of the others stay and each version may follow the last) and returns their ids: the good values are written with them in turn,
@@ -518,7 +526,9 @@ public abstract class ChaosScenario : IDisposable
     private static void Hold(TimeSpan hold) => Thread.Sleep(hold);
 
     /// <summary>Waits for <paramref name="condition"/>; a timeout says where the stream stood, so a failed run can be understood from its log.</summary>
-    private void WaitFor(Func<bool> condition, string what, Action? poll = null)
+    private void WaitFor(Func<bool> condition, string what, Action? poll = null) => WaitFor(condition, () => what, poll);
+
+    private void WaitFor(Func<bool> condition, Func<string> what, Action? poll = null)
     {
         try
         {

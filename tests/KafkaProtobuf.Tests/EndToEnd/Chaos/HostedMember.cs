@@ -5,10 +5,9 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Hosting.Health;
-using KafkaProtobuf.Hosting.Service;
+using KafkaProtobuf.Tests.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
@@ -22,12 +21,18 @@ namespace KafkaProtobuf.Tests.EndToEnd.Chaos;
 /// <summary>
 /// A member running the hosted consumer (<c>AddKafkaProtobufConsumer</c>) in its own generic host: registry-resolved
 /// values, a dead-letter topic, and a handler (of records, or of batches) that fails now and then (<see cref="FailsOnce"/>),
-/// which the consumer retries in place. What it does is seen through the consumer's probe, on the consumer's own threads.
+/// which the consumer retries in place. What it does is seen through the consumer's diagnostic events, on the
+/// consumer's own threads. It cannot be killed in-process (nothing in a process can end a consumer without closing it
+/// but the process's end): <see cref="Kill"/> hangs it instead (<see cref="ChaosMember.Kill"/>); a real process killed
+/// mid-stream is <c>HostedConsumerProcessTests</c>'s.
 /// </summary>
-public sealed class HostedMember : ChaosMember, IConsumerProbe
+public sealed class HostedMember : ChaosMember
 {
     private readonly IHost _host;
+    private readonly Events _events;
+    private readonly IConsumer<Ignore, Ignore> _offsets; // asks the group's committed offsets, for the log
     private readonly ConcurrentDictionary<int, int> _attempts = new();
+    private readonly ManualResetEventSlim _hung = new(initialState: true); // reset: the loop thread stops at its next event
     private volatile string _phase = "not started";
     private long _lastDelivery;
     private bool _ended;
@@ -37,7 +42,11 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
         : base(name, log)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services.AddSingleton<IConsumerProbe>(this);
+        _events = new Events(this, name, config.GroupId);
+        _offsets = new ConsumerBuilder<Ignore, Ignore>(new ConsumerConfig { BootstrapServers = config.BootstrapServers, GroupId = config.GroupId }).Build();
+
+        // A hung member is noticed once it has not polled for this long: the session's length, as a killed one's.
+        config.MaxPollIntervalMs = 6_000;
         // The consumer's log (librdkafka's lines included) into ChaosMember.RecentLog.
         builder.Logging.AddProvider(new CapturedLog((level, id, line) => Remember(level.ToString(), id.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), line)));
         KafkaProtobufConsumerBuilder<Reading, Device> consumer = builder.Services
@@ -81,7 +90,6 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
 
         _host = builder.Build();
         Throttle = throttle;
-        Service = _host.Services.GetServices<IHostedService>().OfType<KafkaProtobufConsumerService<Reading, Device>>().Single();
     }
 
     private Task Handle(ConsumeResult<Reading, Device> record, int sequence)
@@ -148,11 +156,9 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
         }
     }
 
-    public override string Phase => _phase + " (loop thread " + Service.LoopThreadState + ", last delivery " + (Environment.TickCount64 - Volatile.Read(ref _lastDelivery)) + " ms ago)";
+    public override string Phase => _phase + " (last delivery " + (Environment.TickCount64 - Volatile.Read(ref _lastDelivery)) + " ms ago)";
 
     private Action<bool> Throttle { get; }
-
-    private KafkaProtobufConsumerService<Reading, Device> Service { get; }
 
     /// <summary>One good record in 500 fails on its first attempt.</summary>
     public static bool FailsOnce(int sequence) => sequence % 500 == 250;
@@ -173,44 +179,66 @@ public sealed class HostedMember : ChaosMember, IConsumerProbe
         }
     }
 
+    /// <summary>
+    /// Hangs the member: its loop thread stops at its next event (a delivery, a store, a dead letter, a change of its
+    /// read-ahead) and neither consumes, stores nor leaves the group again; the group takes its partitions once it has
+    /// not polled for <c>max.poll.interval.ms</c>. Its handlers on workers may finish, but nothing they did is stored.
+    /// </summary>
     public override void Kill()
     {
-        _ended = true;
-        Service.Abandon();
-        _phase = "killed";
+        _ended = true; // no Leave: the host's stop would wait for the hung loop
+        _hung.Reset();
+        _phase = "hung";
     }
 
     public override void Dispose()
     {
+        _hung.Set();
         Leave();
         _host.Dispose();
+        _events.Dispose();
+        _offsets.Dispose();
+        _hung.Dispose();
     }
 
-    void IConsumerProbe.Assigned<TKey, TValue>(string consumer, IConsumer<TKey, TValue> client, List<TopicPartition> partitions) =>
-        OnAssigned(client.Committed, partitions);
+    /// <summary>On the loop thread: a hung member stops here.</summary>
+    private void HangIfKilled() => _hung.Wait();
 
-    void IConsumerProbe.Revoked(string consumer, List<TopicPartitionOffset> partitions) => OnRevoked(partitions);
-
-    void IConsumerProbe.Delivered(string consumer, TopicPartitionOffset record)
+    /// <summary>The member's consumer's events, on its own threads.</summary>
+    private sealed class Events(HostedMember member, string name, string group) : ConsumerEvents(name, group)
     {
-        Volatile.Write(ref _lastDelivery, Environment.TickCount64);
-        Throttle(Log.Delivered(Name, record));
-    }
+        public override void Assigned(IReadOnlyList<TopicPartition> partitions) =>
+            member.OnAssigned((asked, timeout) => member._offsets.Committed(asked, timeout), [.. partitions]);
 
-    void IConsumerProbe.MovedBack(string consumer, TopicPartitionOffset record, bool schemaUnavailable)
-    {
-        (schemaUnavailable ? SchemaUnavailable : DeadLetterFailures).Enqueue(record);
-        Log.SeekBack(Name, record);
-    }
+        public override void Revoked(IReadOnlyList<TopicPartition> partitions, bool lost) =>
+            member.OnRevoked([.. partitions.Select(p => new TopicPartitionOffset(p, Offset.Unset))]);
 
-    void IConsumerProbe.DeadLettered(string consumer, TopicPartitionOffset record) => DeadLettered.Enqueue(record);
+        public override void Delivered(TopicPartitionOffset record)
+        {
+            member.HangIfKilled();
+            Volatile.Write(ref member._lastDelivery, Environment.TickCount64);
+            member.Throttle(member.Log.Delivered(member.Name, record));
+        }
 
-    void IConsumerProbe.Stored(string consumer, TopicPartitionOffset record)
-    {
+        public override void MovedBack(TopicPartitionOffset record, bool schemaUnavailable)
+        {
+            (schemaUnavailable ? member.SchemaUnavailable : member.DeadLetterFailures).Enqueue(record);
+            member.Log.SeekBack(member.Name, record);
+        }
+
+        public override void DeadLettered(TopicPartitionOffset record)
+        {
+            member.DeadLettered.Enqueue(record); // written: it counts, whatever comes after
+            member.HangIfKilled();
+        }
+
         // Deliveries and commits explain every re-read here; the order of stores is pinned by HostedConsumerParallelTests.
+        public override void Stored(TopicPartitionOffset record) => member.HangIfKilled();
+
+        public override void ReadAhead(long bytes) => member.HangIfKilled();
+
+        public override void Committed(CommittedOffsets offsets) => member.OnCommitted(offsets);
+
+        public override void ClientError(Error error) => member.OnError(error);
     }
-
-    void IConsumerProbe.Committed(string consumer, CommittedOffsets offsets) => OnCommitted(offsets);
-
-    void IConsumerProbe.ClientError(string consumer, Error error) => OnError(error);
 }

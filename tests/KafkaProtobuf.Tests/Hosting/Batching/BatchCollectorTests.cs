@@ -5,6 +5,7 @@ using System.Text;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Tests.Hosting.Scheduling;
 using Xunit;
 
@@ -13,10 +14,13 @@ namespace KafkaProtobuf.Tests.Hosting.Batching;
 /// <summary>How batches fill, fall due, are cut and discarded: the loop thread's side of batch handlers, without a broker and with a clock the test moves.</summary>
 public sealed class BatchCollectorTests
 {
-    private readonly ManualClock _clock = new();
+    private readonly SchedulerTime _clock = new();
+    private readonly PausedPartitions _paused = new();
 
-    private BatchCollector<string, string> Collector(int maxSize = 3, bool acrossPartitions = false) =>
-        new(new BatchOptions { MaxSize = maxSize, MaxWait = TimeSpan.FromSeconds(1), AcrossPartitions = acrossPartitions }, _clock);
+    private BatchCollector<string, string> Collector(int maxSize = 3, bool acrossPartitions = false, long readAhead = long.MaxValue) =>
+        new(new BatchOptions { MaxSize = maxSize, MaxWait = TimeSpan.FromSeconds(1), AcrossPartitions = acrossPartitions }, Pausing = new PartitionPausing(_paused, readAhead, _clock));
+
+    private PartitionPausing Pausing { get; set; } = null!;
 
     private static RecordBatch<string, string>? Add(BatchCollector<string, string> collector, int partition, long offset, string? key = null)
     {
@@ -105,7 +109,7 @@ public sealed class BatchCollectorTests
         {
             Add(collector, 1, 2 * i);
             RecordBatch<string, string> full = Add(collector, 1, (2 * i) + 1)!;
-            full.ReturnBytes(); // concluded
+            full.ReleaseBytes(); // concluded
             handedOver[i] = new WeakReference(full);
         }
 
@@ -191,5 +195,65 @@ public sealed class BatchCollectorTests
         Assert.Equal(((string?)null, "v1"), Text(batch.BytesOf(1)));
         Assert.Equal(("third", "v2"), Text(batch.BytesOf(2)));
         Assert.Equal("orders [0] @0..2 (3 records)", batch.Describe());
+    }
+
+    [Fact]
+    public void RecordsInOpenBatches_CountAgainstTheReadAheadBudget_UntilTheirBatchIsHandedOverOrDiscarded()
+    {
+        BatchCollector<string, string> collector = Collector(maxSize: 2);
+        Add(collector, 0, 0, "k");
+        long oneRecord = Pausing.ReadAheadBytes;
+        Add(collector, 1, 0, "k");
+        Assert.True(oneRecord > "kv0".Length);
+        Assert.Equal(2 * oneRecord, Pausing.ReadAheadBytes);
+
+        RecordBatch<string, string> full = Add(collector, 0, 1, "k")!; // handed over: whoever takes it counts it from now on
+        Assert.Equal(oneRecord, Pausing.ReadAheadBytes);
+        Assert.True(full.ReadAheadCharge > oneRecord);
+
+        collector.Discard(new TopicPartition("orders", 1));
+        Assert.Equal(0, Pausing.ReadAheadBytes);
+    }
+
+    [Fact]
+    public void ABatchIsHandedOver_AsSoonAsTheReadAheadBudgetRunsOut_AndItsPartitionPauses()
+    {
+        BatchCollector<string, string> measured = Collector(maxSize: 100);
+        Add(measured, 0, 0, "k");
+        Add(measured, 1, 0, "k");
+        Add(measured, 0, 1, "k");
+        Add(measured, 1, 1, "k");
+        long fourRecords = Pausing.ReadAheadBytes;
+
+        BatchCollector<string, string> collector = Collector(maxSize: 100, readAhead: fourRecords);
+        Assert.Null(Add(collector, 0, 0, "k"));
+        Assert.Null(Add(collector, 1, 0, "k"));
+        Assert.Null(Add(collector, 0, 1, "k"));
+        Assert.Empty(_paused.Paused);
+        long threeRecords = Pausing.ReadAheadBytes;
+
+        // Its partition pauses, so the batch would not grow: it goes now, not when its wait runs out.
+        RecordBatch<string, string> handedOver = Assert.IsType<RecordBatch<string, string>>(Add(collector, 1, 1, "k"));
+
+        Assert.Equal([1], _paused.Paused);
+        Assert.Equal([0L, 1], Offsets(handedOver));
+        Assert.Equal(1, handedOver.Partition.Value);
+        Assert.Equal(2, collector.Collecting); // partition 0's batch waits on, still counted
+        Assert.Equal(fourRecords - handedOver.ReadAheadCharge, Pausing.ReadAheadBytes);
+        Assert.True(Pausing.ReadAheadBytes < threeRecords);
+    }
+
+    /// <summary>The Kafka client's side of pausing: which partitions are paused.</summary>
+    private sealed class PausedPartitions : IPartitionFetching
+    {
+        public System.Collections.Generic.HashSet<int> Paused { get; } = [];
+
+        public void Pause(TopicPartition partition) => Paused.Add(partition.Partition.Value);
+
+        public void Resume(TopicPartition partition) => Paused.Remove(partition.Partition.Value);
+
+        public void Seek(TopicPartitionOffset record)
+        {
+        }
     }
 }

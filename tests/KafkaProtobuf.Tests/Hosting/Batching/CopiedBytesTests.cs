@@ -52,7 +52,7 @@ public sealed class CopiedBytesTests
                 Assert.Equal(added[i] ?? [], span.ToArray());
             }
 
-            copies.ReturnBytes();
+            copies.ReleaseBytes();
             Assert.Equal(0, copies.Length);
         }
     }

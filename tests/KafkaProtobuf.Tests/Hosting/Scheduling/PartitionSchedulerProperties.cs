@@ -55,7 +55,7 @@ public sealed class PartitionSchedulerProperties
                         break;
                     default:
                         harness.Clock.Time += harness.Settings.ReadAgainDelay * (Next() % 2);
-                        harness.Scheduler.ResumeDue();
+                        harness.Pausing.ResumeDue();
                         break;
                 }
             }
@@ -71,7 +71,7 @@ public sealed class PartitionSchedulerProperties
 
                 Assert.True(harness.ConcludeHandedBack());
                 harness.Clock.Time += harness.Settings.ReadAgainDelay;
-                harness.Scheduler.ResumeDue();
+                harness.Pausing.ResumeDue();
             }
 
             harness.AssertNoRuleBroken();

@@ -147,10 +147,10 @@ public sealed class PartitionSchedulerTests
         Assert.Contains(inHandler, harness.Dropped);
         Assert.Equal([failing], harness.Concluded);
 
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Empty(harness.Resumed); // the delay is not over
         harness.Clock.Time += harness.Settings.ReadAgainDelay;
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Equal([(0, (long?)0)], harness.Resumed);
 
         harness.Conclusion = _ => AfterConclusion.Continue;
@@ -174,7 +174,7 @@ public sealed class PartitionSchedulerTests
         harness.Conclusion = r => r == failing ? AfterConclusion.ReadAgain : AfterConclusion.Continue;
         harness.Complete(failing, HandlerOutcome.DeadLetter);
         harness.Clock.Time += harness.Settings.ReadAgainDelay;
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         harness.Conclusion = _ => AfterConclusion.Continue;
 
         TestRecord again = R(0, 0, "a");
@@ -199,7 +199,7 @@ public sealed class PartitionSchedulerTests
         Assert.Equal([before], harness.Concluded);
 
         harness.Clock.Time += harness.Settings.ReadAgainDelay;
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Equal([(0, (long?)1)], harness.Resumed);
     }
 
@@ -210,14 +210,14 @@ public sealed class PartitionSchedulerTests
         TestRecord[] records = Enumerable.Range(0, 4).Select(o => R(0, o)).ToArray();
         harness.OfferAll(records);
         Assert.Contains(0, harness.Paused);
-        Assert.Equal(4, harness.Scheduler.MostHeldBytes);
+        Assert.Equal(4, harness.MostReadAhead);
 
         harness.Complete(records[0]);
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Contains(0, harness.Paused); // 3 left: more than half of 4
 
         harness.Complete(records[1]);
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Equal([(0, (long?)null)], harness.Resumed);
     }
 
@@ -232,15 +232,15 @@ public sealed class PartitionSchedulerTests
 
         harness.OfferAll(R(1, 1), R(2, 0));
         Assert.Equal([1, 2], harness.Paused.Order()); // each took a record past the budget
-        Assert.Equal(5, harness.Scheduler.MostHeldBytes);
+        Assert.Equal(5, harness.MostReadAhead);
 
         harness.Complete(first); // one slot: partition 1's first record runs next
         harness.Complete(second);
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Equal([1, 2], harness.Paused.Order()); // 3 left: more than half of 4
 
         harness.Complete(harness.InHandlers.Single());
-        harness.Scheduler.ResumeDue();
+        harness.Pausing.ResumeDue();
         Assert.Empty(harness.Paused);
         Assert.Equal([(1, (long?)null), (2, (long?)null)], harness.Resumed.Order());
     }
@@ -255,7 +255,7 @@ public sealed class PartitionSchedulerTests
         harness.OfferAll(running, waiting, other);
         harness.Clock.DuringNextWait(() => harness.Complete(running, conclude: false));
 
-        Assert.True(harness.Scheduler.Revoke([new TopicPartition(SchedulerHarness.Topic, 0)]));
+        Assert.True(harness.Revoke(new TopicPartition(SchedulerHarness.Topic, 0)));
         harness.AssertNoRuleBroken();
 
         Assert.Equal([running], harness.Concluded); // stored before the partition goes
@@ -273,7 +273,7 @@ public sealed class PartitionSchedulerTests
         harness.OfferAll(slow, second);
         Assert.Contains(0, harness.Paused); // full
 
-        Assert.True(harness.Scheduler.Revoke([new TopicPartition(SchedulerHarness.Topic, 0)]));
+        Assert.True(harness.Revoke(new TopicPartition(SchedulerHarness.Topic, 0)));
         harness.AssertNoRuleBroken();
 
         Assert.Empty(harness.Concluded);

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
@@ -21,18 +22,30 @@ internal sealed class TestRecord : ScheduledWork
 
     public string Key { get; }
 
+    /// <summary>Told when the scheduler keeps or releases the record.</summary>
+    public SchedulerHarness? Harness { get; set; }
+
     public override string ToString() => "p" + Partition.Value + "@" + Offset.Value + "(" + Key + ")";
+
+    /// <summary>Each record kept counts 1 against the read-ahead budget.</summary>
+    public override void Keep()
+    {
+        ReadAheadBytes = 1;
+        Harness?.Retained.Add(this);
+    }
+
+    public override void Release() => Harness?.Released(this);
 }
 
 /// <summary>
 /// The scheduler with everything around it faked and nothing waited for: handlers are tasks the test completes (their
 /// continuations run at once, on the test's thread), workers start in place, time moves when the test says, and a wait
-/// for a handler runs the test's next step instead. The fake consumer surface records what the scheduler asked of it and
-/// checks, as it happens, what must always hold: a record is concluded only after its handler finished, each partition
-/// in its order with no record skipped; equal keys are never in handlers at once; no record is handled twice within one
-/// reading of its partition.
+/// for a handler runs the test's next step instead. The fake handler, conclusion and Kafka client record what the
+/// scheduler asked of them and check, as it happens, what must always hold: a record is concluded only after its
+/// handler finished, each partition in its order with no record skipped; equal keys are never in handlers at once; no
+/// record is handled twice within one reading of its partition.
 /// </summary>
-internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
+internal sealed class SchedulerHarness : IPartitionFetching
 {
     public const string Topic = "orders";
 
@@ -52,22 +65,28 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         Settings = new SchedulerSettings
         {
             MaxConcurrentHandlers = maxConcurrent,
-            MaxReadAheadBytes = readAhead,
             SequencesPerPartition = perKey ? 4 * maxConcurrent : 1,
             ReadAgainDelay = TimeSpan.FromSeconds(1),
             RevokeTimeout = revokeTimeout ?? TimeSpan.FromSeconds(30),
         };
-        Scheduler = new PartitionScheduler<TestRecord>(this, Settings, Clock, work => work(), Stopping.Token);
+        Pausing = new PartitionPausing(this, readAhead, Clock);
+        Scheduler = new PartitionScheduler<TestRecord>(HandleAsync, Conclude, Pausing, Settings, Clock, work => work(), Stopping.Token);
     }
 
-    /// <summary>The consumer's shutdown signal, which comes before <see cref="PartitionScheduler{TRecord}.Drain"/>.</summary>
+    /// <summary>The consumer's shutdown signal, which comes before <see cref="PartitionScheduler{TWork}.Drain"/>.</summary>
     public CancellationTokenSource Stopping { get; } = new();
 
     public SchedulerSettings Settings { get; }
 
-    public ManualClock Clock { get; } = new();
+    public SchedulerTime Clock { get; } = new();
+
+    /// <summary>The read-ahead budget and the delays, as the loop's: the loop resumes what is due (<see cref="PartitionPausing.ResumeDue"/>).</summary>
+    public PartitionPausing Pausing { get; }
 
     public PartitionScheduler<TestRecord> Scheduler { get; }
+
+    /// <summary>The most records the scheduler kept at once (each counts 1).</summary>
+    public long MostReadAhead { get; private set; }
 
     /// <summary>Handlers that complete as soon as they start (like a synchronous handler); otherwise the test completes them.</summary>
     public bool CompleteAtOnce { get; set; }
@@ -99,9 +118,19 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
 
     public bool Offer(TestRecord record, out bool kept)
     {
+        record.Harness = this;
         _nextToConclude.TryAdd(record.Partition.Value, record.Offset.Value);
         bool goOn = Scheduler.Offer(record, out kept);
+        MostReadAhead = Math.Max(MostReadAhead, Pausing.ReadAheadBytes);
         AssertNoRuleBroken();
+        return goOn;
+    }
+
+    /// <summary>The loop's revoke: the scheduler lets the partitions go, then their pauses end.</summary>
+    public bool Revoke(params TopicPartition[] partitions)
+    {
+        bool goOn = Scheduler.Revoke(partitions);
+        Pausing.LetGo(partitions);
         return goOn;
     }
 
@@ -168,7 +197,7 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         _nextToConclude[partition] = from;
     }
 
-    ValueTask<HandlerResult> IRecordScheduling<TestRecord>.HandleAsync(TestRecord record)
+    private ValueTask<HandlerResult> HandleAsync(TestRecord record)
     {
         // A broken rule is kept, not only thrown: the scheduler turns what a handler throws into a result.
         Check(record.NeedsHandler, "a poison record reached a handler: " + record);
@@ -186,13 +215,7 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         return new ValueTask<HandlerResult>(handler.Task);
     }
 
-    void IRecordScheduling<TestRecord>.Retain(TestRecord record)
-    {
-        record.HeldBytes = 1;
-        Retained.Add(record);
-    }
-
-    AfterConclusion IRecordScheduling<TestRecord>.Conclude(TestRecord record)
+    private AfterConclusion Conclude(TestRecord record)
     {
         Assert.True(!record.NeedsHandler || _finished.Contains(record), record + " was concluded before its handler finished");
         Assert.Equal(_nextToConclude[record.Partition.Value], record.Offset.Value); // in order, nothing skipped
@@ -210,7 +233,8 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
         return after;
     }
 
-    void IRecordScheduling<TestRecord>.Drop(TestRecord record)
+    /// <summary>The scheduler let go of a record it will not conclude.</summary>
+    public void Released(TestRecord record)
     {
         Assert.DoesNotContain(record, Concluded.Skip(Concluded.LastIndexOf(record) + 1)); // not concluded since its last offer
         Dropped.Add(record);
@@ -218,11 +242,20 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
 
     void IPartitionFetching.Pause(TopicPartition partition) => Paused.Add(partition.Partition.Value);
 
-    void IPartitionFetching.Resume(TopicPartition partition, TopicPartitionOffset? readAgainFrom)
+    void IPartitionFetching.Resume(TopicPartition partition)
     {
         Paused.Remove(partition.Partition.Value);
-        Resumed.Add((partition.Partition.Value, readAgainFrom?.Offset.Value));
-        ReadAgainFrom?.Invoke(partition.Partition.Value, readAgainFrom?.Offset.Value);
+        Resumed.Add((partition.Partition.Value, null));
+        ReadAgainFrom?.Invoke(partition.Partition.Value, null);
+    }
+
+    /// <summary>A seek comes right after its partition's resume: it says where that resume reads from.</summary>
+    void IPartitionFetching.Seek(TopicPartitionOffset record)
+    {
+        int partition = record.Partition.Value;
+        Assert.True(Resumed.Count > 0 && Resumed[^1] == (partition, null), "a seek without a resume of " + record.TopicPartition);
+        Resumed[^1] = (partition, record.Offset.Value);
+        ReadAgainFrom?.Invoke(partition, record.Offset.Value);
     }
 
     private void Finish(TestRecord record)
@@ -232,8 +265,11 @@ internal sealed class SchedulerHarness : IRecordScheduling<TestRecord>
     }
 }
 
-/// <summary>Time that moves only when told; a wait for a handed-back record runs the test's next step, or lets the time run out.</summary>
-internal sealed class ManualClock : SchedulerClock
+/// <summary>
+/// Time that moves only when told. The scheduler makes a timer only to end a wait for handed-back work: that wait runs
+/// the test's next step (a handler completing on another thread, as it were), or lets its time run out.
+/// </summary>
+internal sealed class SchedulerTime : TimeProvider
 {
     private readonly Queue<Action> _duringWaits = new();
 
@@ -241,12 +277,14 @@ internal sealed class ManualClock : SchedulerClock
 
     public int Waits { get; private set; }
 
-    public override TimeSpan Now => Time;
+    public override long TimestampFrequency => TimeSpan.TicksPerSecond;
 
-    /// <summary>What happens during the next wait (a handler completing on another thread, as it were).</summary>
+    public override long GetTimestamp() => Time.Ticks;
+
+    /// <summary>What happens during the next wait.</summary>
     public void DuringNextWait(Action step) => _duringWaits.Enqueue(step);
 
-    public override void WaitForHandBack(ManualResetEventSlim handedBack, TimeSpan timeout)
+    public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
     {
         Waits++;
         Assert.True(Waits < 1_000, "the scheduler waits for ever");
@@ -256,7 +294,21 @@ internal sealed class ManualClock : SchedulerClock
         }
         else
         {
-            Time += timeout; // nothing came back: the wait ran out
+            Time += dueTime; // nothing came back: the wait ran out
         }
+
+        callback(state); // the wait ends either way; the scheduler looks again at what runs
+        return new Stopped();
+    }
+
+    private sealed class Stopped : ITimer
+    {
+        public bool Change(TimeSpan dueTime, TimeSpan period) => false;
+
+        public void Dispose()
+        {
+        }
+
+        public System.Threading.Tasks.ValueTask DisposeAsync() => default;
     }
 }

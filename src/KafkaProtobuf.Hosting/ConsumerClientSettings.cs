@@ -1,0 +1,79 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Hosting;
+
+/// <summary>
+/// What a consumer's options make of the Kafka clients' settings: the topics it subscribes to, its consumer's and its
+/// copy producer's configuration.
+/// </summary>
+internal static class ConsumerClientSettings
+{
+    /// <summary>
+    /// What the consumer subscribes to: <see cref="KafkaProtobufConsumerOptions.Topics"/>, and their retry topics when
+    /// it reads them.
+    /// </summary>
+    internal static List<string> SubscribedTopics(this KafkaProtobufConsumerOptions options)
+    {
+        var topics = new List<string>(options.Topics);
+        if (options.RetryTopics.ReadRetryTopics)
+        {
+            foreach (string topic in options.Topics)
+            {
+                for (int tier = 1; tier <= options.RetryTopics.Delays.Count; tier++)
+                {
+                    topics.Add(RetryTopicOptions.TopicName(topic, tier));
+                }
+            }
+        }
+
+        return topics;
+    }
+
+    /// <summary>The consumer's configuration with the offset rule applied.</summary>
+    internal static ConsumerConfig ConsumerConfigForLoop(this KafkaProtobufConsumerOptions options)
+    {
+        var config = new ConsumerConfig(options.Consumer.ToDictionary(setting => setting.Key, setting => setting.Value))
+        {
+            EnableAutoOffsetStore = false,
+            EnableAutoCommit = true,
+        };
+        return config;
+    }
+
+    /// <summary>
+    /// The dead-letter producer's configuration: the defaults derived from the consumer's, with
+    /// <see cref="KafkaProtobufConsumerOptions.CopyProducer"/> laid over them.
+    /// </summary>
+    internal static ProducerConfig CopyProducerConfig(this KafkaProtobufConsumerOptions options)
+    {
+        var config = new ProducerConfig
+        {
+            Acks = Acks.All,
+            EnableIdempotence = true,
+            MessageTimeoutMs = (int)Math.Ceiling(options.CopyTimeout.TotalMilliseconds),
+
+            // A dead letter is its record plus at most DeadLetterMessages.MaxAddedBytes a copy: librdkafka's own limit
+            // (1,000,000) would refuse one whose record was near it, so the producer takes any, and the topic's decides.
+            MessageMaxBytes = KafkaProtobufConsumerOptions.DeadLetterMessageMaxBytes,
+        };
+        foreach (KeyValuePair<string, string> setting in options.Consumer)
+        {
+            // The connection and security settings; consumer-only ones would make librdkafka warn.
+            if (setting.Key is "bootstrap.servers" or "client.id" || setting.Key.StartsWith("security.", StringComparison.Ordinal)
+                || setting.Key.StartsWith("sasl.", StringComparison.Ordinal) || setting.Key.StartsWith("ssl.", StringComparison.Ordinal))
+            {
+                config.Set(setting.Key, setting.Value);
+            }
+        }
+
+        foreach (KeyValuePair<string, string> setting in options.CopyProducer ?? Enumerable.Empty<KeyValuePair<string, string>>())
+        {
+            config.Set(setting.Key, setting.Value);
+        }
+
+        return config;
+    }
+}

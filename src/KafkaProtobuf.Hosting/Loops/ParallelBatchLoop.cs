@@ -1,0 +1,146 @@
+using System;
+using System.Collections.Generic;
+using Confluent.Kafka;
+using KafkaProtobuf.Hosting.Batching;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Scheduling;
+
+namespace KafkaProtobuf.Hosting.Loops;
+
+/// <summary>
+/// Batches of one partition each, several partitions' at once (a batch handler without
+/// <see cref="BatchOptions.AcrossPartitions"/>): the loop thread collects records into batches and hands each batch to
+/// the <see cref="PartitionScheduler{TWork}"/>, which runs its handler on a worker and concludes it in its partition's
+/// order, as one record would be. A poison record or a record read again later cuts its partition's batch: what came
+/// before it goes on, in order.
+/// </summary>
+internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
+{
+    private readonly LoopContext<TKey, TValue> _context;
+    private readonly BatchCollector<TKey, TValue> _collector;
+    private readonly PartitionScheduler<RecordBatch<TKey, TValue>> _scheduler;
+
+    /// <param name="context">What every loop works with.</param>
+    /// <param name="collector">Fills the batches.</param>
+    /// <param name="scheduler">Runs and concludes the batches.</param>
+    internal ParallelBatchLoop(
+        LoopContext<TKey, TValue> context, BatchCollector<TKey, TValue> collector, PartitionScheduler<RecordBatch<TKey, TValue>> scheduler)
+    {
+        _context = context;
+        _collector = collector;
+        _scheduler = scheduler;
+    }
+
+    public void Run()
+    {
+        try
+        {
+            Loop();
+        }
+        finally
+        {
+            _collector.DiscardAll(); // not handed over: not committed, read again
+        }
+    }
+
+    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    {
+        bool goOn = _scheduler.Revoke(partitions);
+        _collector.Discard(partitions);
+        _context.LetGo(partitions);
+        return goOn;
+    }
+
+    /// <summary>Concludes what came back, resumes what is due, hands over due batches, consumes, collects.</summary>
+    private void Loop()
+    {
+        LoopContext<TKey, TValue> context = _context;
+        BatchCollector<TKey, TValue> collector = _collector;
+        PartitionScheduler<RecordBatch<TKey, TValue>> scheduler = _scheduler;
+        while (!context.Stopping.IsCancellationRequested)
+        {
+            if (!scheduler.ConcludeHandedBack() || !OfferDue())
+            {
+                return; // a conclusion stopped the consumer
+            }
+
+            context.Pausing.ResumeDue();
+            TimeSpan longest = scheduler.Busy ? ParallelRecordLoop<TKey, TValue>.BusyWait : ParallelRecordLoop<TKey, TValue>.IdleWait;
+            TimeSpan wait = collector.UntilNextDue is { } due && due < longest ? due : longest;
+            Consumed consumed = context.Consume(wait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
+            if (consumed is Consumed.Stopping or Consumed.Failed)
+            {
+                break;
+            }
+
+            if (!Take(consumed, record, unread))
+            {
+                return;
+            }
+        }
+
+        context.Drain(scheduler);
+    }
+
+    /// <summary>
+    /// What one consume brought, collected or handed over in its partition's order. False: a conclusion stopped the
+    /// consumer.
+    /// </summary>
+    private bool Take(Consumed consumed, ConsumeResult<TKey, TValue>? record, ConsumeException? unread)
+    {
+        ConsumerClient<TKey, TValue> client = _context.Client;
+        RawBytesCapture<TKey> keys = client.KeyCapture;
+        RawBytesCapture<TValue> values = client.ValueCapture;
+        switch (consumed)
+        {
+            case Consumed.Poison:
+                return OfferCut(unread!.ConsumerRecord.TopicPartitionOffset) && Offer(RecordBatch<TKey, TValue>.OfPoison(unread));
+            case Consumed.SchemaUnavailable:
+                // This partition reads the record again after a delay; the others go on.
+                TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
+                _scheduler.ReadAgainLater(position);
+                return OfferCut(position);
+            case Consumed.Record when _context.Retries?.NotYetDue(record!, out TimeSpan wait) == true:
+                // A retry topic's record before its time: its partition waits, paused; the others go on.
+                _scheduler.ReadAgainLater(record!.TopicPartitionOffset, wait);
+                return OfferCut(record.TopicPartitionOffset);
+            case Consumed.Record:
+                ConsumeResult<TKey, TValue> view = _context.Retries?.AsOriginal(record!) ?? record!;
+                if (_context.TryTakeUnwritten(record!, out HandlerResult failed))
+                {
+                    // Read again to write its copy: in its partition's order, a batch of its own the handler never sees.
+                    return OfferCut(record!.TopicPartitionOffset)
+                        && Offer(RecordBatch<TKey, TValue>.OfFailed(
+                            record!, view, keys.Last, keys.LastIsNull, values.Last, values.LastIsNull, failed));
+                }
+
+                return _collector.Add(record!, view, keys.Last, keys.LastIsNull, values.Last, values.LastIsNull) is not { } full
+                    || Offer(full);
+            default:
+                return true; // nothing
+        }
+    }
+
+    /// <summary>Hands over the batches whose wait ran out. False: a conclusion stopped the consumer.</summary>
+    private bool OfferDue()
+    {
+        while (_collector.TryTakeDue(out RecordBatch<TKey, TValue> due))
+        {
+            if (!Offer(due))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// A record of the partition cannot join a batch: what was collected of the partition before it is handed over
+    /// first.
+    /// </summary>
+    private bool OfferCut(TopicPartitionOffset record) => _collector.Cut(record.Topic, record.Partition) is not { } before || Offer(before);
+
+    private bool Offer(RecordBatch<TKey, TValue> batch) => _scheduler.Offer(batch, out _);
+}
