@@ -30,6 +30,9 @@ public static class Program
             case "e2e-broker":
                 Tools.EndToEnd.RunBroker(args);
                 break;
+            case "memory":
+                Tools.ReadAheadMemory.Run(args);
+                break;
             default:
                 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
                 break;
