@@ -282,8 +282,11 @@ internal sealed class RegistryTransport : IDisposable
         }
     }
 
-    /// <summary>The start of an answer that is not the JSON expected (a proxy's page), to say what there was.</summary>
-    internal static string Excerpt(byte[] body) => Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim();
+    /// <summary>
+    /// The start of an answer that is not the JSON expected (a proxy's page), to say what there was: made inert like any
+    /// text from outside a message quotes (a page's line breaks and escapes are written out).
+    /// </summary>
+    internal static string Excerpt(byte[] body) => BoundedText.Cut(Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 200)).Trim());
 
     private static (int? ErrorCode, string Message) ErrorFrom(byte[] body, string? reason)
     {

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Tests.Hostile;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.Logging;
 using Xunit;
@@ -34,6 +35,7 @@ public sealed class OAuthTokenEndpointFaultTests : IDisposable
     [Theory]
     [InlineData(500, "{\"error\":\"server_error\"}", "server_error")]
     [InlineData(503, "<html>upstream unavailable</html>", "upstream unavailable")] // not JSON: described from its bytes
+    [InlineData(502, "<html>" + HostileRecords.Escapes + "\r\nforged</html>", HostileRecords.EscapesWrittenOut + "\\x0d\\x0aforged")] // quoted inert
     [InlineData(408, "", "no message")]
     [InlineData(429, "{\"error\":\"slow_down\",\"error_description\":\"too many requests\"}", "slow_down: too many requests")]
     [InlineData(200, "{\"token_type\":\"Bearer\",\"expires_in\":300}", "the answer has no access_token")]

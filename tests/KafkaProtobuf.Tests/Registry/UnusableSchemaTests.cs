@@ -7,6 +7,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tests.Hostile;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -101,6 +102,22 @@ public sealed class UnusableSchemaTests : IDisposable
         SchemaRegistryRequestException cause = Assert.IsAssignableFrom<SchemaRegistryRequestException>(e.InnerException);
         Assert.Equal(status, cause.StatusCode);
         Assert.Throws<SchemaUnavailableException>(() => deserializer.TryDeserialize(Frame(), false, Value, out _, out _)); // not an error of the record
+    }
+
+    [Fact]
+    public void AProxysPageFullOfEscapes_IsQuotedInert_InEveryMessage()
+    {
+        _registry.Raw("/schemas/ids/" + Id, 200, "text/html", Encoding.UTF8.GetBytes("<html>" + HostileRecords.Escapes + "\r\nforged</html>"));
+        using RegistryClient client = Client();
+        var deserializer = new FramedProtobufDeserializer<Reading>(new FramedDeserializerOptions { VerifyWriterType = true, WriterSchemas = { Source = client } });
+
+        SchemaUnavailableException e = Assert.Throws<SchemaUnavailableException>(() => deserializer.Deserialize(Frame(), false, Value));
+
+        SchemaRegistryRequestException cause = Assert.IsAssignableFrom<SchemaRegistryRequestException>(e.InnerException);
+        Assert.Contains(HostileRecords.EscapesWrittenOut + @"\x0d\x0aforged", cause.Message, StringComparison.Ordinal);
+        string logged = e.ToString(); // what a log line prints: every message down the chain
+        Assert.DoesNotContain(logged, c => c is '\u001b' or '\u0007' or '\u202e');
+        Assert.DoesNotContain("\nforged", logged, StringComparison.Ordinal); // no line of its own in a log
     }
 
     [Fact]
