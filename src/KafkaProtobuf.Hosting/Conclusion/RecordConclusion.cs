@@ -75,8 +75,8 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <param name="record">The record.</param>
     /// <param name="result">What the handler made of it.</param>
     /// <param name="activity">Its span, if traced.</param>
-    /// <param name="ownBytes">Its key and value bytes, when it has its own copy; null when the consume step's capture
-    /// still holds them (the record just consumed).</param>
+    /// <param name="ownBytes">Its key and value bytes, when it has its own copy; null when the client's captures
+    /// still hold them (the record just consumed).</param>
     public AfterConclusion Conclude(
         ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, (byte[]? Key, byte[]? Value)? ownBytes)
     {

@@ -55,8 +55,7 @@ internal sealed class PartitionPausing
     /// <inheritdoc cref="Charge(TopicPartition, long)"/>
     public bool Charge(string topic, Partition partition, long bytes)
     {
-        ReadAheadBytes += bytes;
-        _diagnostics?.ReadAhead(ReadAheadBytes);
+        Hold(bytes);
         if (!ReadAheadRanOut)
         {
             return false;

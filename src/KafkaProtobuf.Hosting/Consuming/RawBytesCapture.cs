@@ -8,9 +8,9 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// handler failed is dead-lettered with, byte for byte, when the consumer has long handed out the deserialized
 /// message. Copying costs a <c>memcpy</c> of the record and allocates nothing once the buffer has grown. The copy is
 /// the last record consumed: in sequential mode that is the record in hand until it is concluded; in partition-parallel
-/// mode a record the scheduler keeps past its consume takes its own copy first (<c>Retain</c>); a batch copies each of its
-/// records' bytes as it takes them (<c>CopiedBytes</c>). With <see cref="ReadsLater"/>, it only copies: the record
-/// intake reads the message from the bytes when a handler takes the record (<see cref="Read"/>), so that a record read
+/// mode a record the scheduler keeps past its consume takes its own copy first (<c>RecordWork.Keep</c>); a batch copies
+/// each of its records' bytes as it takes them (<c>CopiedBytes</c>). With <see cref="ReadsLater"/>, it only copies: the
+/// record's processing reads the message from the bytes when a handler takes the record (<see cref="Read"/>), so that a record read
 /// ahead holds its bytes alone.
 /// </summary>
 internal sealed class RawBytesCapture<T>(IDeserializer<T> inner) : IDeserializer<T>

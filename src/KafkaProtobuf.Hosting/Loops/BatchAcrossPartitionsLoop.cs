@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
-using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Batching;
 using KafkaProtobuf.Hosting.Consuming;
@@ -81,8 +80,8 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
 
                     break;
                 case Consumed.Record:
-                    if (collector.Add(
-                        record!, record!, keys.Last, keys.LastIsNull, values.Last, values.LastIsNull) is { } full && !HandleOnLoop(full))
+                    if (collector.Add(record!, keys.Last, keys.LastIsNull, values.Last, values.LastIsNull) is { } full
+                        && !HandleOnLoop(full))
                     {
                         return;
                     }
@@ -117,8 +116,7 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
         AfterConclusion after;
         using (Activity? activity = _context.Tracing.StartBatch(batch))
         {
-            ValueTask<HandlerResult> run = _runner.RunAsync(batch, activity);
-            batch.Result = run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
+            batch.Result = LoopContext<TKey, TValue>.Completed(_runner.RunAsync(batch, activity));
             after = _context.Conclusion.Conclude(batch, activity);
         }
 

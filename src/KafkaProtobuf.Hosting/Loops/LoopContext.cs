@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
+using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Consuming;
@@ -77,6 +78,10 @@ internal sealed class LoopContext<TKey, TValue>
     /// <summary>A record read again to write its copy: what its handler made of it the first time (not to be handled again).</summary>
     internal bool TryTakeUnwritten(ConsumeResult<TKey, TValue> record, out HandlerResult failed) =>
         Conclusion.Unwritten.TryTake(record.Topic, record.Partition, record.Offset, out failed);
+
+    /// <summary>The loop thread waits for a handler it started (most complete at once) until it completes or fails for good.</summary>
+    internal static HandlerResult Completed(ValueTask<HandlerResult> run) =>
+        run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
 
     /// <summary>After a conclusion on the loop thread: whether the loop goes on (after the delay, when a record is read again).</summary>
     internal bool GoOnAfter(AfterConclusion after) =>

@@ -1,6 +1,5 @@
 using System.Collections.Generic;
 using System.Diagnostics;
-using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
@@ -35,7 +34,9 @@ internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
                 case Consumed.Record:
                 {
                     using Activity? activity = context.Tracing.Start(record!);
-                    HandlerResult result = context.TryTakeUnwritten(record!, out HandlerResult failed) ? failed : Handle(record!, activity);
+                    HandlerResult result = context.TryTakeUnwritten(record!, out HandlerResult failed)
+                        ? failed
+                        : LoopContext<TKey, TValue>.Completed(_handler.RunAsync(record!, activity));
                     after = context.Conclusion.Conclude(record!, result, activity, ownBytes: null);
                     break;
                 }
@@ -61,12 +62,5 @@ internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
     {
         _context.LetGo(partitions);
         return true;
-    }
-
-    /// <summary>Runs the handler on the loop thread until it completes or fails for good.</summary>
-    private HandlerResult Handle(ConsumeResult<TKey, TValue> record, Activity? activity)
-    {
-        ValueTask<HandlerResult> run = _handler.RunAsync(record, activity);
-        return run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
     }
 }

@@ -18,12 +18,6 @@ internal sealed class PartitionLane(TopicPartition partition, int sequences)
     public Queue<ScheduledWork> InOrder { get; } = new();
 
     /// <summary>
-    /// What <see cref="InOrder"/> counts against the read-ahead budget (<see cref="ScheduledWork.ReadAheadBytes"/>
-    /// summed).
-    /// </summary>
-    public long ReadAheadBytes { get; set; }
-
-    /// <summary>
     /// Bumped when the partition goes back to an earlier record: what was handed out before belongs to the old reading,
     /// and is dropped when it comes back.
     /// </summary>

@@ -149,6 +149,7 @@ internal sealed class PartitionScheduler<TWork>
             _lanes.Remove(lane);
             foreach (ScheduledWork unconcluded in lane.InOrder)
             {
+                _pausing.Release(unconcluded.ReadAheadBytes);
                 if (unconcluded.Done)
                 {
                     unconcluded.Release(); // what is still in handlers is dropped when it comes back
@@ -156,8 +157,6 @@ internal sealed class PartitionScheduler<TWork>
             }
 
             lane.InOrder.Clear();
-            _pausing.Release(lane.ReadAheadBytes);
-            lane.ReadAheadBytes = 0;
         }
 
         return !_stopped;
@@ -175,7 +174,6 @@ internal sealed class PartitionScheduler<TWork>
     {
         work.Keep(); // sets what it counts
         lane.InOrder.Enqueue(work);
-        lane.ReadAheadBytes += work.ReadAheadBytes;
         _pausing.Charge(lane.Partition, work.ReadAheadBytes);
     }
 
@@ -183,7 +181,6 @@ internal sealed class PartitionScheduler<TWork>
     private ScheduledWork TakeOldest(PartitionLane lane)
     {
         ScheduledWork oldest = lane.InOrder.Dequeue();
-        lane.ReadAheadBytes -= oldest.ReadAheadBytes;
         _pausing.Release(oldest.ReadAheadBytes);
         return oldest;
     }
@@ -286,5 +283,4 @@ internal sealed class PartitionScheduler<TWork>
             _workers.WaitForHandBack(wait, _time);
         }
     }
-
 }

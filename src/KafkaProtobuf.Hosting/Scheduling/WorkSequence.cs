@@ -5,7 +5,7 @@ namespace KafkaProtobuf.Hosting.Scheduling;
 /// <summary>
 /// Work of one partition handled one after another: all of it, or in per-key mode the records whose keys fall in one
 /// group. At most one of its works is in a handler at a time. Every field is guarded by the
-/// <see cref="HandlerWorkers{TWork}"/> gate: the loop puts work in, workers take it out.
+/// <see cref="SequenceGate{TWork}"/>: the loop puts work in, workers take it out.
 /// </summary>
 internal sealed class WorkSequence(PartitionLane lane)
 {

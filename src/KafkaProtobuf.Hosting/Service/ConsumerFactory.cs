@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -116,7 +117,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
             _options.MaxConcurrentHandlers, perKey, _options.ReadAgainDelay, _options.RevokeTimeout);
         if (_registration.BatchHandler is { } batchHandler)
         {
-            HandlerRunner<System.Collections.Generic.IReadOnlyList<ConsumeResult<TKey, TValue>>> runner =
+            HandlerRunner<IReadOnlyList<ConsumeResult<TKey, TValue>>> runner =
                 NewHandlerRunner(
                     batchHandler,
                     BatchRunner<TKey, TValue>.Describe,
