@@ -25,8 +25,8 @@ internal sealed class CopiedBytes(int expectedBytes = 0, ChunkPool? pool = null)
     private int _count;
     private int _usedInLast;
 
-    /// <summary>The bytes copied so far.</summary>
-    public int Length { get; private set; }
+    /// <summary>The bytes copied so far (past 2 GiB in a batch as large as a large read-ahead budget lets it grow).</summary>
+    public long Length { get; private set; }
 
     /// <summary>What the chunks hold in memory, used or not.</summary>
     public long Capacity { get; private set; }

@@ -152,7 +152,7 @@ internal sealed class RecordBatch<TKey, TValue> : ScheduledWork, IReadOnlyList<C
     /// </summary>
     public RecordBatch<TKey, TValue> Without(TopicPartition partition)
     {
-        var rest = new RecordBatch<TKey, TValue>(_records.Capacity, (int)ByteCount, _chunks) { DueAt = DueAt };
+        var rest = new RecordBatch<TKey, TValue>(_records.Capacity, (int)Math.Min(ByteCount, int.MaxValue), _chunks) { DueAt = DueAt };
         for (int i = 0; i < _records.Count; i++)
         {
             ConsumeResult<TKey, TValue> record = _records[i];
