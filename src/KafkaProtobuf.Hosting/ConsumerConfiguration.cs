@@ -52,10 +52,9 @@ internal static class ConsumerConfiguration
                 o.Delays.Clear();
                 foreach (string delay in delays)
                 {
-                    o.Delays.Add(TimeSpan.TryParse(
-                        delay,
-                        CultureInfo.InvariantCulture,
-                        out TimeSpan value) ? value : throw Invalid(s, delay, "time spans such as 00:00:10"));
+                    o.Delays.Add(TimeSpan.TryParse(delay, CultureInfo.InvariantCulture, out TimeSpan value)
+                        ? value
+                        : throw Invalid(s, delay, "time spans such as 00:00:10"));
                 }
             }
         },

@@ -15,8 +15,8 @@ internal sealed class UnwrittenFailures
     private readonly Dictionary<(string Topic, int Partition, long Offset), HandlerResult> _failures = [];
 
     /// <summary>The record's write failed and will be tried again when it is read again.</summary>
-    public void Remember(TopicPartitionOffset record, HandlerResult result) => _failures[(
-        record.Topic, record.Partition.Value, record.Offset.Value)] = result;
+    public void Remember(TopicPartitionOffset record, HandlerResult result) =>
+        _failures[(record.Topic, record.Partition.Value, record.Offset.Value)] = result;
 
     /// <summary>A record read again whose handler already failed for good: what it made of it (and the record is forgotten here).</summary>
     public bool TryTake(string topic, Partition partition, Offset offset, out HandlerResult result)

@@ -73,9 +73,8 @@ internal sealed class LagMeter<TKey, TValue>(ConsumerLag lag) : IDisposable
                 }
             }
 
-            foreach ((
-                string Topic,
-                int Partition) gone in _from.Keys.Where(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition))).ToList())
+            var unassigned = _from.Keys.Where(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition))).ToList();
+            foreach ((string Topic, int Partition) gone in unassigned)
             {
                 _from.TryRemove(gone, out _);
             }

@@ -45,10 +45,11 @@ internal sealed class ConsumerStatus(string name)
                 .OrderBy(g => g.Key, System.StringComparer.Ordinal)
                 .Select(g => (
                     g.Key,
-                    (IReadOnlyList<string>)g.OrderBy(
-                        w => w.Key.Topic,
-                        System.StringComparer.Ordinal).ThenBy(w => w.Key.Partition).Select(w => PositionText.Of(new TopicPartition(
-                            w.Key.Topic, w.Key.Partition))).ToList(),
+                    (IReadOnlyList<string>)g
+                        .OrderBy(w => w.Key.Topic, System.StringComparer.Ordinal)
+                        .ThenBy(w => w.Key.Partition)
+                        .Select(w => PositionText.Of(new TopicPartition(w.Key.Topic, w.Key.Partition)))
+                        .ToList(),
                     g.Last().Value.Why))
                 .ToList();
         }
