@@ -23,7 +23,7 @@ public class PerRecordBenchmarks
 #if CONFLUENT
     private IDeserializer<AddressBook.AddressBook> _confluent = null!;
     private IDeserializer<AddressBook.AddressBook> _confluentWithRegistry = null!;
-    private KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry? _registry;
+    private KafkaProtobuf.Testing.InProcessSchemaRegistry? _registry;
 #endif
 
     [Params("S", "M", "L", "S-header")]

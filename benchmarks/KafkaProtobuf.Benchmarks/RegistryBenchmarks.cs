@@ -5,7 +5,7 @@ using Google.Protobuf;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.Fuzz;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 
 namespace KafkaProtobuf.Benchmarks;
 

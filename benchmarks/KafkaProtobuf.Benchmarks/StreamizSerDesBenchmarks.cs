@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Streamiz;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 #if CONFLUENT
 using Confluent.Kafka.SyncOverAsync;
 using Confluent.SchemaRegistry;

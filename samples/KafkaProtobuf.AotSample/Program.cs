@@ -9,7 +9,7 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Shop.V1;
 
 var headers = new Headers();

@@ -20,7 +20,6 @@ using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Sample;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;

@@ -1,6 +1,6 @@
 using System;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 
 namespace KafkaProtobuf.Benchmarks.Tools;
 

@@ -4,7 +4,7 @@ using System.Linq;
 using Confluent.Kafka;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 
 namespace KafkaProtobuf.Benchmarks.Tools;
 

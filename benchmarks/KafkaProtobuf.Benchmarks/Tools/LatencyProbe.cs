@@ -35,7 +35,7 @@ public static class LatencyProbe
 #if CONFLUENT
         IDeserializer<AddressBook.AddressBook> confluent = ConfluentDeserializers.SyncOverAsync<AddressBook.AddressBook>();
         cases.Add(("Confluent 2.15 sync-over-async", () => confluent.Deserialize(frame, false, context)));
-        using KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry registry = AddressBookRegistry.Start();
+        using KafkaProtobuf.Testing.InProcessSchemaRegistry registry = AddressBookRegistry.Start();
         IDeserializer<AddressBook.AddressBook> withRegistry = ConfluentDeserializers.SyncOverAsyncWithRegistry<AddressBook.AddressBook>(registry.Url);
         cases.Add(("Confluent 2.15 sync-over-async + registry client", () => withRegistry.Deserialize(frame, false, context)));
 #endif

@@ -8,7 +8,6 @@ using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Streamiz;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;

@@ -9,7 +9,6 @@ using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 using Xunit.Abstractions;

@@ -9,7 +9,6 @@ using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tests.Tool;
 using Microsoft.Extensions.Configuration;

@@ -7,7 +7,7 @@ using System.Text.Json;
 using System.Threading.Tasks;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Registry;

@@ -8,7 +8,7 @@ using System.Text.Json;
 using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Registry;

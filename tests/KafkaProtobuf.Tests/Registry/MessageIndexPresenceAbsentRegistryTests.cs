@@ -4,7 +4,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Xunit;
 using Reader = KafkaProtobuf.Tests.Shop.Reader;
 using Writer = KafkaProtobuf.Tests.Shop.Writer;

@@ -3,7 +3,7 @@ using System.Collections.Concurrent;
 using System.Linq;
 using System.Threading.Tasks;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Hostile;
 using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.Logging;

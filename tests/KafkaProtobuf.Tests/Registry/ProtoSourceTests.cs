@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Registry;

@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using System.Linq;
 using Google.Protobuf.Reflection;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Registry;

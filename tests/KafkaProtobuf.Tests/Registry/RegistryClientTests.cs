@@ -5,7 +5,7 @@ using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 using Writer = KafkaProtobuf.Tests.Shop.Writer;

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Vectors.Nesting.V1;
 using Xunit;
 

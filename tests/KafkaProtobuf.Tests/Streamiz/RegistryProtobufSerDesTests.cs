@@ -3,7 +3,7 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Streamiz;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Shop.V1;
 using Streamiz.Kafka.Net;

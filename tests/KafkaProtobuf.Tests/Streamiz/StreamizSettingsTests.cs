@@ -3,7 +3,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Streamiz;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Shop.V1;
 using Streamiz.Kafka.Net;
 using Streamiz.Kafka.Net.Mock;

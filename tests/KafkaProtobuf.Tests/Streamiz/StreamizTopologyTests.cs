@@ -7,7 +7,6 @@ using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Streamiz;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Shop.V1;
 using Streamiz.Kafka.Net;

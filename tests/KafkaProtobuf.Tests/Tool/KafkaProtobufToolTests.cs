@@ -13,7 +13,6 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Shop.V1;
 using Vectors.Telemetry.V1;

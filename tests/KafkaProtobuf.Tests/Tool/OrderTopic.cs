@@ -8,7 +8,6 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using Shop.V1;
 using Xunit;
 

@@ -124,7 +124,7 @@ public sealed class SchemaCheckToolTests : IDisposable
     [Fact]
     public async Task AgainstARegistrySubject_ComparesEveryVersionAtTheSubjectsLevel()
     {
-        using var registry = KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry.Start();
+        using var registry = KafkaProtobuf.Testing.InProcessSchemaRegistry.Start();
         using var client = new KafkaProtobuf.SchemaRegistry.RegistryClient(registry.Url);
         await client.RegisterAsync("orders-value", "syntax = \"proto3\";\npackage shop;\nmessage Order { int32 quantity = 1; }\n", "PROTOBUF", [], normalize: false);
         await client.RegisterAsync("orders-value", "syntax = \"proto3\";\npackage shop;\nmessage Order { string id = 2; }\n", "PROTOBUF", [], normalize: false);
@@ -161,7 +161,7 @@ public sealed class SchemaCheckToolTests : IDisposable
     {
         string update = Path.Combine(_directory, "order.proto");
         File.WriteAllText(update, "syntax = \"proto3\";\nmessage Order { int32 quantity = 1; }\n");
-        using var registry = KafkaProtobuf.Testing.SchemaRegistry.InProcessSchemaRegistry.Start();
+        using var registry = KafkaProtobuf.Testing.InProcessSchemaRegistry.Start();
         string url = registry.Url;
         registry.Stop();
 

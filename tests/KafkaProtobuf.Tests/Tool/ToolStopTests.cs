@@ -5,7 +5,6 @@ using System.Text;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Tool;

@@ -6,7 +6,7 @@ using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using Shop.V1;
 using Xunit;
 

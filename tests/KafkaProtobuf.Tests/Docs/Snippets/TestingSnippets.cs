@@ -2,7 +2,6 @@ using System;
 using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using Shop.V1;
 
 namespace KafkaProtobuf.Tests.Docs.Snippets;

@@ -12,7 +12,6 @@ using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Testing.SchemaRegistry;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;

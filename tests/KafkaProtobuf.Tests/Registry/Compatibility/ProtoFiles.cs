@@ -2,7 +2,7 @@ using System;
 using System.Linq;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 
 namespace KafkaProtobuf.Tests.Registry.Compatibility;
 

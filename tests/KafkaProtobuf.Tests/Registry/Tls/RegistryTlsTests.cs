@@ -5,7 +5,7 @@ using System.Linq;
 using System.Security.Cryptography.X509Certificates;
 using System.Threading.Tasks;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Xunit;
 

@@ -8,7 +8,7 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
 using NetReflection = ProtobufNet::Google.Protobuf.Reflection;
 
-namespace KafkaProtobuf.Testing.SchemaRegistry;
+namespace KafkaProtobuf.Testing;
 
 /// <summary>
 /// Compiles .proto text into descriptors with protobuf-net.Reflection, the parser Confluent's .NET serdes use, as a

@@ -11,8 +11,9 @@ using System.Text;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
+using KafkaProtobuf.Testing.SchemaRegistry;
 
-namespace KafkaProtobuf.Testing.SchemaRegistry;
+namespace KafkaProtobuf.Testing;
 
 /// <summary>
 /// A Confluent Schema Registry inside the current process, over HTTP on a 127.0.0.1 port: for tests and samples of

@@ -6,7 +6,7 @@ using System.Text;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.Descriptors;
 
-namespace KafkaProtobuf.Testing.SchemaRegistry;
+namespace KafkaProtobuf.Testing;
 
 /// <summary>
 /// Prints a <see cref="FileDescriptorProto"/> as .proto source, as Schema Registry answers Protobuf schemas when no

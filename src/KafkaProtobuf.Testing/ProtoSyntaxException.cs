@@ -1,7 +1,7 @@
 using System;
 using System.Collections.Generic;
 
-namespace KafkaProtobuf.Testing.SchemaRegistry;
+namespace KafkaProtobuf.Testing;
 
 /// <summary>.proto text that does not compile: where the first error is, and every error as <c>file:line:column: message</c>.</summary>
 public sealed class ProtoSyntaxException : FormatException
