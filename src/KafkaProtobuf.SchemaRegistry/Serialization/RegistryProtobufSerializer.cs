@@ -134,10 +134,12 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
     /// <summary>Registers (or looks up) the schema for a topic ahead of the first record.</summary>
     /// <param name="topic">The topic.</param>
     /// <param name="component">Key or value.</param>
+    /// <param name="cancellationToken">Stops this wait; the registration itself goes on for the records that need it.</param>
     /// <returns>The schema identifier records will carry.</returns>
     /// <exception cref="SchemaRegistryRequestException">Registering or looking up the schema failed.</exception>
-    public async Task<SchemaIdentifier> WarmUpAsync(string topic, MessageComponentType component) =>
-        (await FramingFor(topic, component).ConfigureAwait(false)).SchemaId;
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled first.</exception>
+    public async Task<SchemaIdentifier> WarmUpAsync(string topic, MessageComponentType component, CancellationToken cancellationToken = default) =>
+        (await CallerWait.WaitAsync(FramingFor(topic, component), cancellationToken).ConfigureAwait(false)).SchemaId;
 
     private Task<FramedProtobufSerializer<T>> FramingFor(string topic, MessageComponentType component)
     {

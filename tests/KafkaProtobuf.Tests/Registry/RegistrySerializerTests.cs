@@ -1,12 +1,13 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Testing.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using Vectors.Telemetry.V1;
 using Xunit;
@@ -112,6 +113,24 @@ public sealed class RegistrySerializerTests : IDisposable
         Assert.Equal(latest.Id, id.Id);
         byte[] record = serializer.Serialize(new Writer.OrderShipped.Types.Carrier { Name = "x" }, Value("orders"))!;
         Assert.Equal(new byte[] { 4, 2, 0 }, record[5..8]); // path [1, 0]: Carrier, nested in the second top-level message
+    }
+
+    [Fact]
+    public async Task WarmUpAsync_Cancelled_StopsTheCallersWait_AndTheRegistrationGoesOnForTheRecords()
+    {
+        using RegistryClient client = Client();
+        var serializer = new RegistryProtobufSerializer<Writer.OrderCancelled>(client, null);
+        _registry.AddedLatency = TimeSpan.FromSeconds(2);
+        using (var cancel = new CancellationTokenSource())
+        {
+            Task<SchemaIdentifier> warming = serializer.WarmUpAsync("orders", MessageComponentType.Value, cancel.Token);
+            cancel.Cancel();
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => warming.WaitAsync(TimeSpan.FromSeconds(60)));
+        }
+
+        _registry.AddedLatency = TimeSpan.Zero;
+        SchemaIdentifier id = await serializer.WarmUpAsync("orders", MessageComponentType.Value).WaitAsync(TimeSpan.FromSeconds(60));
+        Assert.Equal((await client.GetLatestVersionAsync("orders-value")).Id, id.Id);
     }
 
     [Fact]
