@@ -8,7 +8,8 @@ using Xunit;
 
 namespace KafkaProtobuf.PackageTests;
 
-public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackages>
+[Collection(PackedPackagesShared.Name)]
+public class PackageTests(PackedPackages packages)
 {
     private static XDocument Nuspec(string nupkg)
     {
@@ -70,10 +71,10 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
     {
         XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf"));
         Assert.Equal(
-            ["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3", "System.Diagnostics.DiagnosticSource 6.0.0", "System.Memory 4.5.4"],
+            ["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3", "System.Diagnostics.DiagnosticSource 6.0.0", "System.Memory 4.6.3"],
             Dependencies(nuspec, ".NETStandard2.0"));
-        Assert.Equal(["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net8.0"));
-        Assert.Equal(["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net10.0"));
+        Assert.Equal(["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net8.0"));
+        Assert.Equal(["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net10.0"));
     }
 
     [Fact]
@@ -144,7 +145,7 @@ public class PackageTests(PackedPackages packages) : IClassFixture<PackedPackage
         // compatibility checker, protobuf-net.Reflection for .proto text.
         XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf.Testing"));
         Assert.Equal(
-            ["Confluent.Kafka 1.9.3", "Google.Protobuf 3.19.3", "KafkaProtobuf.SchemaRegistry " + packages.Version, "protobuf-net.Reflection 3.4.40"],
+            ["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3", "KafkaProtobuf.SchemaRegistry " + packages.Version, "protobuf-net.Reflection 3.4.40"],
             Dependencies(nuspec, "net8.0"));
 
         // protobuf-net.Reflection declares Google.Protobuf.Reflection types of its own: kept out of users' compilation,

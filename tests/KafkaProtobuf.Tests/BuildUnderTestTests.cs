@@ -39,7 +39,7 @@ public class BuildUnderTestTests
     public void TheDependencies_AreTheDeclaredFloors()
     {
         // The floors of Directory.Packages.props, the versions every package's nuspec asks for at least.
-        Assert.Equal("1.9.3", Informational(typeof(Confluent.Kafka.IConsumer<,>).Assembly));
+        Assert.Equal("2.15.1", Informational(typeof(Confluent.Kafka.IConsumer<,>).Assembly));
         Assert.StartsWith("3.19.3", Informational(typeof(Google.Protobuf.MessageParser).Assembly), System.StringComparison.Ordinal);
     }
 
