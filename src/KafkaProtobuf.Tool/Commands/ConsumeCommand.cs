@@ -212,7 +212,7 @@ internal static class ConsumeCommand
             bool bad = false;
             using (var writer = new Utf8JsonWriter(buffer, indented ? ProtoJsonDecoder.Indented : ProtoJsonDecoder.Compact))
             {
-                writer.WriteStartObject();
+                JsonFormat.WriteStartObject(writer);
                 WritePosition(writer, record);
                 writer.WriteString("timestamp", record.Message.Timestamp.UtcDateTime.ToString("O", CultureInfo.InvariantCulture));
                 writer.WritePropertyName("key");
@@ -237,7 +237,7 @@ internal static class ConsumeCommand
             var buffer = new ArrayBufferWriter<byte>();
             using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
             {
-                writer.WriteStartObject();
+                JsonFormat.WriteStartObject(writer);
                 WritePosition(writer, record);
                 writer.WriteStartObject("error");
                 writer.WriteString("message", "the record could not be shown: " + BoundedText.Describe(e));

@@ -151,7 +151,7 @@ internal static class LagCommand
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
         {
-            writer.WriteStartObject();
+            JsonFormat.WriteStartObject(writer);
             writer.WriteString("group", group);
             writer.WriteNumber("totalLag", rows.Sum(r => r.Lag ?? 0));
             writer.WriteStartArray("partitions");

@@ -197,7 +197,7 @@ internal static class SchemaCommand
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
         {
-            writer.WriteStartObject();
+            JsonFormat.WriteStartObject(writer);
             writer.WriteBoolean("compatible", verdict.IsCompatible);
             writer.WriteString("level", Name(verdict.Level));
             writer.WriteStartArray("differences");

@@ -48,8 +48,16 @@ public sealed class KafkaProtobufToolTests : IDisposable
 
     private List<IMessage> ProduceOrders(string topic) => OrderTopic.Produce(Cluster, _registry, topic);
 
+    // Every line a script reads starts with the output's format version, before any other field.
     private static List<JsonElement> Lines(string output) =>
-        [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone())];
+        [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone()).Select(FormatOne)];
+
+    private static JsonElement FormatOne(JsonElement line)
+    {
+        JsonProperty first = line.EnumerateObject().First();
+        Assert.Equal(("format", 1), (first.Name, first.Value.GetInt32()));
+        return line;
+    }
 
     private static string Compact(string json) => JsonSerializer.Serialize(JsonDocument.Parse(json).RootElement);
 

@@ -64,6 +64,7 @@ public sealed class LagToolTests : IDisposable
 
         Assert.True(exit == ExitCodes.Ok, error);
         using JsonDocument json = JsonDocument.Parse(output);
+        Assert.Equal(1, json.RootElement.GetProperty("format").GetInt32());
         Assert.Equal("shop", json.RootElement.GetProperty("group").GetString());
         JsonElement[] partitions = json.RootElement.GetProperty("partitions").EnumerateArray().ToArray();
         Assert.Equal(["orders/0", "orders/1", "payments/0"], partitions.Select(p => p.GetProperty("topic").GetString() + "/" + p.GetProperty("partition").GetInt32()));

@@ -42,6 +42,7 @@ public sealed class SchemaCheckToolTests : IDisposable
 
         Assert.Equal(0, exit);
         using JsonDocument json = JsonDocument.Parse(output);
+        Assert.Equal(1, json.RootElement.GetProperty("format").GetInt32());
         Assert.True(json.RootElement.GetProperty("compatible").GetBoolean());
         Assert.Equal("FULL_TRANSITIVE", json.RootElement.GetProperty("level").GetString());
         Assert.Equal(
