@@ -19,8 +19,14 @@ public sealed class DeadLetterException : KafkaException
     /// <param name="record">The record that was to be dead-lettered.</param>
     /// <param name="deadLetterTopic">The dead-letter topic.</param>
     /// <param name="innerException">The producer's exception, when it threw.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="error"/>, <paramref name="record"/> or <paramref name="deadLetterTopic"/> is <see langword="null"/>.</exception>
     public DeadLetterException(Error error, TopicPartitionOffset record, string deadLetterTopic, Exception? innerException)
-        : base(Describe(error, record, deadLetterTopic), innerException!)
+        : base(
+            Describe(
+                error ?? throw new ArgumentNullException(nameof(error)),
+                record ?? throw new ArgumentNullException(nameof(record)),
+                deadLetterTopic ?? throw new ArgumentNullException(nameof(deadLetterTopic))),
+            innerException!)
     {
         Record = record;
         DeadLetterTopic = deadLetterTopic;
