@@ -36,6 +36,13 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
     // The last target served: most producers write one topic, so a reference comparison finds the framing.
     private volatile Resolved? _last;
 
+    /// <summary>Creates a serializer with Confluent's defaults.</summary>
+    /// <param name="client">The registry client.</param>
+    public RegistryProtobufSerializer(RegistryClient client)
+        : this(client, null)
+    {
+    }
+
     /// <summary>Creates a serializer.</summary>
     /// <param name="client">The registry client.</param>
     /// <param name="options">The options, or <see langword="null"/> for Confluent's defaults.</param>

@@ -280,7 +280,7 @@ public sealed class RegistryEndToEndTests(ITestOutputHelper output) : IDisposabl
         {
             var headers = new RegistrySerializerOptions { SchemaIdPlacement = SchemaIdPlacement.Header };
             using IProducer<Writer.OrderKey, Writer.OrderCancelled> byOrder = new ProducerBuilder<Writer.OrderKey, Writer.OrderCancelled>(_cluster.CreateProducerConfig())
-                .SetProtobufKeySerializer(producerRegistry, null).SetProtobufValueSerializer(producerRegistry, null).Build();
+                .SetProtobufKeySerializer(producerRegistry).SetProtobufValueSerializer(producerRegistry).Build(); // Confluent's defaults: ids in the prefix
             using IProducer<Writer.CustomerKey, Writer.OrderCancelled> byCustomer = new ProducerBuilder<Writer.CustomerKey, Writer.OrderCancelled>(_cluster.CreateProducerConfig())
                 .SetProtobufKeySerializer(producerRegistry, headers).SetProtobufValueSerializer(producerRegistry, headers).Build();
             for (int i = 0; i < 40; i++)

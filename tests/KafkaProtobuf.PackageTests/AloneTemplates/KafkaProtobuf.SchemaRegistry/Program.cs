@@ -10,7 +10,7 @@ using var registry = new RegistryClient(args[2]);
 var sent = new StringValue { Value = "written by KafkaProtobuf.SchemaRegistry alone" };
 
 using (IProducer<Null, StringValue> producer = new ProducerBuilder<Null, StringValue>(new ProducerConfig { BootstrapServers = bootstrapServers })
-    .SetProtobufValueSerializer(registry, null)
+    .SetProtobufValueSerializer(registry)
     .Build())
 {
     await producer.ProduceAsync(topic, new Message<Null, StringValue> { Value = sent }).WaitAsync(TimeSpan.FromSeconds(60));

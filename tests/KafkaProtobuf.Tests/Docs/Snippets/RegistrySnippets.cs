@@ -26,8 +26,8 @@ internal static class RegistrySnippets
 
         // Produce: registers shop.proto (and its imports, as references) on the first record of the subject.
         using var producer = new ProducerBuilder<OrderKey, OrderPlaced>(producerConfig)
-            .SetProtobufKeySerializer(registry, null)        // subject shop.orders-key
-            .SetProtobufValueSerializer(registry, null)      // subject shop.orders-value; null: Confluent's defaults
+            .SetProtobufKeySerializer(registry)              // subject shop.orders-key
+            .SetProtobufValueSerializer(registry)            // subject shop.orders-value; Confluent's defaults
             .Build();
 
         // Consume: each record's path is read in the writer's file, and its type matched by full name among yours.
