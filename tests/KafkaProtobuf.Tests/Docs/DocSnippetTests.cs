@@ -111,6 +111,27 @@ public sealed partial class DocSnippetTests
         return regions;
     }
 
+    [Theory]
+    [InlineData("KafkaProtobuf", "dotnet add package KafkaProtobuf")]
+    [InlineData("KafkaProtobuf.SchemaRegistry", "dotnet add package KafkaProtobuf.SchemaRegistry")]
+    [InlineData("KafkaProtobuf.Hosting", "dotnet add package KafkaProtobuf.Hosting")]
+    [InlineData("KafkaProtobuf.Streamiz", "dotnet add package KafkaProtobuf.Streamiz")]
+    [InlineData("KafkaProtobuf.Testing", "dotnet add package KafkaProtobuf.Testing")]
+    [InlineData("KafkaProtobuf.Tool", "dotnet tool install -g KafkaProtobuf.Tool")]
+    public void EachPackageReadme_StartsWithAQuickStart_InstallThenCode(string package, string install)
+    {
+        string[] lines = File.ReadAllText(Path.Combine(Root, "src", package, "README.md")).Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');
+        Assert.StartsWith("# ", lines[0], StringComparison.Ordinal);
+        Assert.Equal("## Quick start", lines.Skip(1).First(l => l.Trim().Length > 0));
+        string[] quickStart = lines.SkipWhile(l => l != "## Quick start").Skip(1).TakeWhile(l => !l.StartsWith("## ", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(install, quickStart.SkipWhile(l => l != "```bash").Skip(1).First());
+        if (package != "KafkaProtobuf.Tool")
+        {
+            // a compiled snippet (EveryCSharpBlock_IsACompiledSnippet_ShownToTheLetter checks it to the letter)
+            Assert.Contains(quickStart, l => SnippetMarker().IsMatch(l));
+        }
+    }
+
     [GeneratedRegex("```csharp\n(.*?)```", RegexOptions.Singleline)]
     private static partial Regex CSharpBlock();
 
