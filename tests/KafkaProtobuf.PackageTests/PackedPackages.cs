@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using System.Threading.Tasks;
 using KafkaProtobuf.Tests.Shared;
 
@@ -14,23 +15,32 @@ public sealed class PackedPackages : IDisposable
 {
     private static readonly string[] Projects = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Tool"];
 
+    private static readonly string[] Libraries = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz"];
+
     public PackedPackages()
     {
         Version = "0.0.0-ci." + DateTime.UtcNow.ToString("yyyyMMddHHmmssfff", CultureInfo.InvariantCulture);
         WorkDirectory = Directory.CreateTempSubdirectory("kafkaprotobuf-package-tests-").FullName;
         Feed = Path.Combine(WorkDirectory, "feed");
+        (BaselineVersion, BaselineFeed) = PackBaseline(WorkDirectory);
         // This test project references them all (without their assemblies), so every target framework is built by now;
         // packing without building cannot race the rest of the solution's build. Without a build, pack restores nothing
         // and writes only its own project's files, so the six run side by side (each is mostly MSBuild starting up).
         Parallel.ForEach(
             Projects,
             project => DotNet.Dotnet(
-                $"pack src/{project}/{project}.csproj -c Release --no-build -o \"{Feed}\" -p:Version={Version}",
+                $"pack src/{project}/{project}.csproj -c Release --no-build -o \"{Feed}\" -p:Version={Version} -p:PackageBaselineFeed=\"{BaselineFeed}\" -p:PackageBaselineVersion={BaselineVersion}",
                 DotNet.RepositoryRoot,
                 TimeSpan.FromMinutes(5)));
     }
 
     public string Version { get; }
+
+    /// <summary>The release the packages are validated against (eng/package-baseline.txt).</summary>
+    public string BaselineVersion { get; }
+
+    /// <summary>A folder holding the release's five library packages, rebuilt from its commit.</summary>
+    public string BaselineFeed { get; }
 
     public string WorkDirectory { get; }
 
@@ -40,6 +50,44 @@ public sealed class PackedPackages : IDisposable
     public string Package(string id) => Path.Combine(Feed, $"{id}.{Version}.nupkg");
 
     public string Symbols(string id) => Path.Combine(Feed, $"{id}.{Version}.snupkg");
+
+    /// <summary>
+    /// Packs the libraries as they were at the release eng/package-baseline.txt names (its commit, checked out beside
+    /// the repository), so that packing them now runs package validation against the release: nothing is committed
+    /// but the commit's id.
+    /// </summary>
+    private static (string Version, string Feed) PackBaseline(string workDirectory)
+    {
+        string[] baseline = File.ReadAllText(Path.Combine(DotNet.RepositoryRoot, "eng", "package-baseline.txt"))
+            .Split('\n').Select(l => l.Trim()).First(l => l.Length > 0 && !l.StartsWith('#')).Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        (string version, string commit) = (baseline[0], baseline[1]);
+        string source = Path.Combine(workDirectory, "baseline-source");
+        string feed = Path.Combine(workDirectory, "baseline-feed");
+        Git($"worktree add --detach \"{source}\" {commit}", "the release's commit must be in this clone's history (a shallow clone lacks it)");
+        try
+        {
+            // Sequential: each pack builds what the package needs, the later ones find their references built.
+            foreach (string library in Libraries)
+            {
+                DotNet.Dotnet($"pack src/{library}/{library}.csproj -c Release -o \"{feed}\" -p:Version={version} -p:ContinuousIntegrationBuild=false", source, TimeSpan.FromMinutes(10));
+            }
+        }
+        finally
+        {
+            Git($"worktree remove --force \"{source}\"", "the baseline's worktree could not be removed");
+        }
+
+        return (version, feed);
+    }
+
+    private static void Git(string arguments, string why)
+    {
+        (int code, string output) = DotNet.Run("git", arguments, DotNet.RepositoryRoot, TimeSpan.FromMinutes(2));
+        if (code != 0)
+        {
+            throw new InvalidOperationException($"'git {arguments}' exited with {code} ({why}):\n{output}");
+        }
+    }
 
     public void Dispose()
     {
