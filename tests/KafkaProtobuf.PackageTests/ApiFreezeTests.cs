@@ -13,19 +13,11 @@ namespace KafkaProtobuf.PackageTests;
 /// </summary>
 public sealed class ApiFreezeTests : IDisposable
 {
-    private readonly string _copy = Directory.CreateTempSubdirectory("kafkaprotobuf-api-freeze-").FullName;
+    private readonly ScratchDirectory _scratch = new("kafkaprotobuf-api-freeze-");
 
-    public void Dispose()
-    {
-        try
-        {
-            Directory.Delete(_copy, recursive: true);
-        }
-        catch (IOException)
-        {
-            // a temp folder left behind is not a test failure
-        }
-    }
+    private string Copy => _scratch.Path;
+
+    public void Dispose() => _scratch.Dispose();
 
     [Fact]
     public void AShippedMemberTakenOutOfThePublicApi_FailsTheBuild_NamingTheMember()
@@ -33,21 +25,21 @@ public sealed class ApiFreezeTests : IDisposable
         string root = DotNet.RepositoryRoot;
         foreach (string file in new[] { "Directory.Build.props", "Directory.Packages.props", "global.json", ".editorconfig" })
         {
-            File.Copy(Path.Combine(root, file), Path.Combine(_copy, file));
+            File.Copy(Path.Combine(root, file), Path.Combine(Copy, file));
         }
 
-        CopyDirectory(Path.Combine(root, "src", "KafkaProtobuf"), Path.Combine(_copy, "src", "KafkaProtobuf"));
-        CopyDirectory(Path.Combine(root, "src", "Shared"), Path.Combine(_copy, "src", "Shared"));
-        string shipped = File.ReadAllText(Path.Combine(_copy, "src", "KafkaProtobuf", "PublicAPI.Shipped.txt"));
+        CopyDirectory(Path.Combine(root, "src", "KafkaProtobuf"), Path.Combine(Copy, "src", "KafkaProtobuf"));
+        CopyDirectory(Path.Combine(root, "src", "Shared"), Path.Combine(Copy, "src", "Shared"));
+        string shipped = File.ReadAllText(Path.Combine(Copy, "src", "KafkaProtobuf", "PublicAPI.Shipped.txt"));
         Assert.Contains("const KafkaProtobuf.Framing.SchemaIdHeaderNames.Key = \"__key_schema_id\" -> string!", shipped, StringComparison.Ordinal);
 
-        string source = Path.Combine(_copy, "src", "KafkaProtobuf", "Framing", "SchemaIdHeaderNames.cs");
+        string source = Path.Combine(Copy, "src", "KafkaProtobuf", "Framing", "SchemaIdHeaderNames.cs");
         string text = File.ReadAllText(source);
         Assert.Contains("public const string Key = ", text, StringComparison.Ordinal);
         File.WriteAllText(source, text.Replace("public const string Key = ", "internal const string Key = ", StringComparison.Ordinal));
 
         (int exit, string output) = DotNet.Run(
-            "dotnet", "build src/KafkaProtobuf/KafkaProtobuf.csproj -c Release -f net10.0 -p:EnablePackageValidation=false", _copy, TimeSpan.FromMinutes(5));
+            "dotnet", "build src/KafkaProtobuf/KafkaProtobuf.csproj -c Release -f net10.0 -p:EnablePackageValidation=false", Copy, TimeSpan.FromMinutes(5));
 
         Assert.NotEqual(0, exit);
         Assert.Contains(

@@ -16,26 +16,18 @@ namespace KafkaProtobuf.PackageTests;
 [Collection(PackedPackagesShared.Name)]
 public sealed partial class DocumentationSiteTests : IDisposable
 {
-    private readonly string _work = Directory.CreateTempSubdirectory("kafkaprotobuf-docs-").FullName;
+    private readonly ScratchDirectory _scratch = new("kafkaprotobuf-docs-");
 
-    public void Dispose()
-    {
-        try
-        {
-            Directory.Delete(_work, recursive: true);
-        }
-        catch (IOException)
-        {
-            // a temp folder left behind is not a test failure
-        }
-    }
+    private string Work => _scratch.Path;
+
+    public void Dispose() => _scratch.Dispose();
 
     [Fact]
     public void TheSite_BuildsWithWarningsAsErrors_ApiReferenceIncluded()
     {
         string root = DotNet.RepositoryRoot;
         DotNet.Dotnet("tool restore", root, TimeSpan.FromMinutes(3));
-        string site = Path.Combine(_work, "site");
+        string site = Path.Combine(Work, "site");
         string output = DotNet.Dotnet($"docfx docfx.json --warningsAsErrors -o \"{site}\"", root, TimeSpan.FromMinutes(10));
 
         Assert.Contains("0 warning(s)", output, StringComparison.Ordinal);
@@ -56,15 +48,15 @@ public sealed partial class DocumentationSiteTests : IDisposable
     public void ABrokenLinkOrAnUnresolvedReference_FailsTheSiteBuild()
     {
         // The same build settings on a page of its own, with one broken link and one reference to no API.
-        File.WriteAllText(Path.Combine(_work, "docfx.json"), """
+        File.WriteAllText(Path.Combine(Work, "docfx.json"), """
             { "build": { "content": [ { "files": [ "*.md", "toc.yml" ] } ], "output": "site" } }
             """);
-        File.WriteAllText(Path.Combine(_work, "toc.yml"), "- name: Page\n  href: page.md\n");
-        File.WriteAllText(Path.Combine(_work, "page.md"), "# Page\n\nSee [the options](options.md) and <xref:KafkaProtobuf.NoSuchType>.\n");
+        File.WriteAllText(Path.Combine(Work, "toc.yml"), "- name: Page\n  href: page.md\n");
+        File.WriteAllText(Path.Combine(Work, "page.md"), "# Page\n\nSee [the options](options.md) and <xref:KafkaProtobuf.NoSuchType>.\n");
         DotNet.Dotnet("tool restore", DotNet.RepositoryRoot, TimeSpan.FromMinutes(3));
 
         (int exit, string output) = DotNet.Run(
-            "dotnet", $"tool run docfx \"{Path.Combine(_work, "docfx.json")}\" --warningsAsErrors", DotNet.RepositoryRoot, TimeSpan.FromMinutes(5));
+            "dotnet", $"tool run docfx \"{Path.Combine(Work, "docfx.json")}\" --warningsAsErrors", DotNet.RepositoryRoot, TimeSpan.FromMinutes(5));
 
         Assert.NotEqual(0, exit);
         Assert.Contains("InvalidFileLink", output, StringComparison.Ordinal);

@@ -41,14 +41,7 @@ public sealed class PackageAloneTests(PackedPackages packages)
             </Project>
             """);
         File.Copy(Path.Combine(AppContext.BaseDirectory, "AloneTemplates", package, "Program.cs"), Path.Combine(project, "Program.cs"));
-        File.WriteAllText(Path.Combine(project, "nuget.config"), $"""
-            <?xml version="1.0" encoding="utf-8"?>
-            <configuration>
-              <packageSources>
-                <add key="packed" value="{packages.Feed}" />
-              </packageSources>
-            </configuration>
-            """);
+        packages.AddFeedTo(project);
 
         using var cluster = EmbeddedKafkaCluster.Start();
         cluster.CreateTopic("alone", 1);

@@ -164,14 +164,7 @@ public class PackageTests(PackedPackages packages)
             File.ReadAllText(Path.Combine(template, "Consumer.csproj.template")).Replace("$(PackageVersion)", packages.Version, StringComparison.Ordinal));
         File.Copy(Path.Combine(template, "Program.cs"), Path.Combine(project, "Program.cs"));
         File.Copy(Path.Combine(template, "greeting.proto"), Path.Combine(project, "greeting.proto"));
-        File.WriteAllText(Path.Combine(project, "nuget.config"), $"""
-            <?xml version="1.0" encoding="utf-8"?>
-            <configuration>
-              <packageSources>
-                <add key="packed" value="{packages.Feed}" />
-              </packageSources>
-            </configuration>
-            """);
+        packages.AddFeedTo(project);
 
         string output = DotNet.Dotnet("run -c Release", project, TimeSpan.FromMinutes(5));
 

@@ -13,25 +13,34 @@ namespace KafkaProtobuf.PackageTests;
 /// </summary>
 public sealed class PackedPackages : IDisposable
 {
-    private static readonly string[] Projects = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Tool"];
-
     private static readonly string[] Libraries = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz"];
+
+    private static readonly string[] Projects = [.. Libraries, "KafkaProtobuf.Tool"];
+
+    private readonly ScratchDirectory _work = new("kafkaprotobuf-package-tests-");
 
     public PackedPackages()
     {
         Version = "0.0.0-ci." + DateTime.UtcNow.ToString("yyyyMMddHHmmssfff", CultureInfo.InvariantCulture);
-        WorkDirectory = Directory.CreateTempSubdirectory("kafkaprotobuf-package-tests-").FullName;
         Feed = Path.Combine(WorkDirectory, "feed");
-        (BaselineVersion, BaselineFeed) = PackBaseline(WorkDirectory);
-        // This test project references them all (without their assemblies), so every target framework is built by now;
-        // packing without building cannot race the rest of the solution's build. Without a build, pack restores nothing
-        // and writes only its own project's files, so the six run side by side (each is mostly MSBuild starting up).
-        Parallel.ForEach(
-            Projects,
-            project => DotNet.Dotnet(
-                $"pack src/{project}/{project}.csproj -c Release --no-build -o \"{Feed}\" -p:Version={Version} -p:PackageBaselineFeed=\"{BaselineFeed}\" -p:PackageBaselineVersion={BaselineVersion}",
-                DotNet.RepositoryRoot,
-                TimeSpan.FromMinutes(5)));
+        try
+        {
+            (BaselineVersion, BaselineFeed) = PackBaseline(WorkDirectory);
+            // This test project references them all (without their assemblies), so every target framework is built by now;
+            // packing without building cannot race the rest of the solution's build. Without a build, pack restores nothing
+            // and writes only its own project's files, so the six run side by side (each is mostly MSBuild starting up).
+            Parallel.ForEach(
+                Projects,
+                project => DotNet.Dotnet(
+                    $"pack src/{project}/{project}.csproj -c Release --no-build -o \"{Feed}\" -p:Version={Version} -p:PackageBaselineFeed=\"{BaselineFeed}\" -p:PackageBaselineVersion={BaselineVersion}",
+                    DotNet.RepositoryRoot,
+                    TimeSpan.FromMinutes(5)));
+        }
+        catch
+        {
+            _work.Dispose(); // xunit disposes no fixture whose constructor threw
+            throw;
+        }
     }
 
     public string Version { get; }
@@ -42,10 +51,21 @@ public sealed class PackedPackages : IDisposable
     /// <summary>A folder holding the release's five library packages, rebuilt from its commit.</summary>
     public string BaselineFeed { get; }
 
-    public string WorkDirectory { get; }
+    public string WorkDirectory => _work.Path;
 
     /// <summary>A folder holding the .nupkg and .snupkg files.</summary>
     public string Feed { get; }
+
+    /// <summary>Writes a nuget.config that adds the packed feed to the sources a project in <paramref name="directory"/> restores from.</summary>
+    public void AddFeedTo(string directory) =>
+        File.WriteAllText(Path.Combine(directory, "nuget.config"), $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <packageSources>
+                <add key="packed" value="{Feed}" />
+              </packageSources>
+            </configuration>
+            """);
 
     public string Package(string id) => Path.Combine(Feed, $"{id}.{Version}.nupkg");
 
@@ -94,15 +114,5 @@ public sealed class PackedPackages : IDisposable
         }
     }
 
-    public void Dispose()
-    {
-        try
-        {
-            Directory.Delete(WorkDirectory, recursive: true);
-        }
-        catch (IOException)
-        {
-            // a temp folder left behind is not a test failure
-        }
-    }
+    public void Dispose() => _work.Dispose();
 }
