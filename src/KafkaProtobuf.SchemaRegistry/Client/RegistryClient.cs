@@ -97,6 +97,16 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         return ToSchema(json);
     }
 
+    /// <summary>
+    /// The schema types the registry serves (<c>GET /schemas/types</c>): a small read that needs no write rights, for
+    /// checking that the registry is reachable and accepts this client's credentials (a health check).
+    /// </summary>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The types, e.g. <c>AVRO</c>, <c>JSON</c>, <c>PROTOBUF</c>.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed.</exception>
+    public async Task<IReadOnlyList<string>> GetSchemaTypesAsync(CancellationToken cancellationToken = default) =>
+        await _transport.SendAsync(HttpMethod.Get, "/schemas/types", null, RegistryJsonContext.Default.ListString, cancellationToken).ConfigureAwait(false);
+
     /// <summary>A subject's versions, oldest first (<c>GET /subjects/{subject}/versions</c>; deleted ones left out).</summary>
     /// <param name="subject">The subject.</param>
     /// <param name="cancellationToken">Stops waiting.</param>

@@ -10,6 +10,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
+using KafkaProtobuf.Shared;
 using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 
@@ -22,8 +23,6 @@ namespace KafkaProtobuf.Tool.Commands;
 /// </summary>
 internal static class LagCommand
 {
-    private static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(30);
-
     public static Command Create(TextWriter output, TextWriter error)
     {
         var kafka = new KafkaOptions();
@@ -47,11 +46,11 @@ internal static class LagCommand
             }
 
             config.GroupId = result.GetRequiredValue(group);
-            IReadOnlyList<PartitionRow> rows;
+            IReadOnlyList<PartitionLagRow> rows;
             string? ownersUnknown = null;
             try
             {
-                rows = await Task.Run(() => Measure(config, result.GetValue(topic) ?? [], cancellationToken, out ownersUnknown), cancellationToken).ConfigureAwait(false);
+                rows = await Task.Run(() => GroupLag.Measure(config, result.GetValue(topic) ?? [], cancellationToken, out ownersUnknown), cancellationToken).ConfigureAwait(false);
             }
             catch (KafkaException e)
             {
@@ -70,68 +69,11 @@ internal static class LagCommand
         return command;
     }
 
-    private static List<PartitionRow> Measure(ConsumerConfig config, string[] topics, CancellationToken cancellationToken, out string? ownersUnknown)
-    {
-        using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(config).Build();
-        using IAdminClient admin = new DependentAdminClientBuilder(consumer.Handle).Build();
-        List<TopicPartition> partitions;
-        if (topics.Length > 0)
-        {
-            Metadata metadata = admin.GetMetadata(RequestTimeout);
-            partitions = topics.SelectMany(t => metadata.Topics.FirstOrDefault(m => m.Topic == t && !m.Error.IsError)?.Partitions.Select(p => new TopicPartition(t, p.PartitionId))
-                ?? throw new KafkaException(new Error(ErrorCode.UnknownTopicOrPart, "the topic '" + t + "' does not exist"))).ToList();
-        }
-        else
-        {
-            // Every partition of every topic, kept where the group has committed: what any broker answers (the mock
-            // cluster does not list a group's offsets).
-            partitions = admin.GetMetadata(RequestTimeout).Topics
-                .Where(t => !t.Error.IsError && !t.Topic.StartsWith("__", StringComparison.Ordinal))
-                .SelectMany(t => t.Partitions.Select(p => new TopicPartition(t.Topic, p.PartitionId)))
-                .ToList();
-            partitions = consumer.Committed(partitions, RequestTimeout).Where(c => c.Offset.Value >= 0).Select(c => c.TopicPartition).ToList();
-        }
-
-        Dictionary<TopicPartition, long> committed = consumer.Committed(partitions, RequestTimeout).ToDictionary(c => c.TopicPartition, c => c.Offset.Value);
-        Dictionary<TopicPartition, string> owners = Owners(admin, config.GroupId, cancellationToken, out ownersUnknown);
-        return partitions
-            .OrderBy(p => p.Topic, StringComparer.Ordinal).ThenBy(p => p.Partition.Value)
-            .Select(p =>
-            {
-                long end = consumer.QueryWatermarkOffsets(p, RequestTimeout).High.Value;
-                long? at = committed.TryGetValue(p, out long offset) && offset >= 0 ? offset : null;
-                return new PartitionRow(p.Topic, p.Partition.Value, at, end, at is long c ? Math.Max(0, end - c) : null, owners.TryGetValue(p, out string? owner) ? owner : null);
-            })
-            .ToList();
-    }
-
-    /// <summary>Who owns each partition now; none when the group has no members, or when the brokers do not say (<paramref name="ownersUnknown"/>: why).</summary>
-    private static Dictionary<TopicPartition, string> Owners(IAdminClient admin, string group, CancellationToken cancellationToken, out string? ownersUnknown)
-    {
-        ownersUnknown = null;
-        try
-        {
-            DescribeConsumerGroupsResult described = admin.DescribeConsumerGroupsAsync([group]).WaitAsync(RequestTimeout, cancellationToken).GetAwaiter().GetResult();
-            return OwnersOf(described.ConsumerGroupDescriptions);
-        }
-        catch (Exception e) when (e is KafkaException or TimeoutException)
-        {
-            ownersUnknown = e.Message;
-            return [];
-        }
-    }
-
-    /// <summary>Each assigned partition's member, as "client.id host" (the first member named, should two claim one mid-rebalance).</summary>
-    internal static Dictionary<TopicPartition, string> OwnersOf(IEnumerable<ConsumerGroupDescription> groups) =>
-        groups.SelectMany(g => g.Members ?? [])
-            .SelectMany(m => (m.Assignment?.TopicPartitions ?? []).Select(p => (p, Owner: (m.ClientId + " " + m.Host).Trim())))
-            .GroupBy(x => x.p).ToDictionary(g => g.Key, g => g.First().Owner);
-
-    private static string Text(IReadOnlyList<PartitionRow> rows)
+    private static string Text(IReadOnlyList<PartitionLagRow> rows)
     {
         var text = new StringBuilder();
         text.Append("TOPIC\tPARTITION\tCOMMITTED\tEND\tLAG\tOWNER\n");
-        foreach (PartitionRow row in rows)
+        foreach (PartitionLagRow row in rows)
         {
             text.Append(TerminalText.Neutralize(row.Topic)).Append('\t').Append(row.Partition.ToString(CultureInfo.InvariantCulture)).Append('\t')
                 .Append(row.Committed?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
@@ -146,7 +88,7 @@ internal static class LagCommand
         return text.ToString();
     }
 
-    private static string Json(string group, IReadOnlyList<PartitionRow> rows)
+    private static string Json(string group, IReadOnlyList<PartitionLagRow> rows)
     {
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
@@ -155,7 +97,7 @@ internal static class LagCommand
             writer.WriteString("group", group);
             writer.WriteNumber("totalLag", rows.Sum(r => r.Lag ?? 0));
             writer.WriteStartArray("partitions");
-            foreach (PartitionRow row in rows)
+            foreach (PartitionLagRow row in rows)
             {
                 writer.WriteStartObject();
                 writer.WriteString("topic", row.Topic);
@@ -194,5 +136,4 @@ internal static class LagCommand
         }
     }
 
-    private sealed record PartitionRow(string Topic, int Partition, long? Committed, long End, long? Lag, string? Owner);
 }

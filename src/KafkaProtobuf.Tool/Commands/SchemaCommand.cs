@@ -10,6 +10,7 @@ using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Shared;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
@@ -95,7 +96,7 @@ internal static class SchemaCommand
                 }
                 else
                 {
-                    (earlier, CompatibilityLevel subjectLevel) = await FromRegistryAsync(client, subjectName!, cancellationToken).ConfigureAwait(false);
+                    (earlier, CompatibilityLevel subjectLevel) = await SubjectHistory.ReadAsync(client, subjectName!, cancellationToken).ConfigureAwait(false);
                     chosen = levelName is null ? subjectLevel : chosen;
                 }
 
@@ -117,35 +118,6 @@ internal static class SchemaCommand
         });
 
         return new Command("schema", "Work with Protobuf schemas.") { check };
-    }
-
-    /// <summary>A subject's versions, oldest first, each with its references resolved, and the level it is checked at (none yet: nothing to compare with).</summary>
-    private static async Task<(IReadOnlyList<ProtoSchema> Versions, CompatibilityLevel Level)> FromRegistryAsync(RegistryClient client, string subject, CancellationToken cancellationToken)
-    {
-        CompatibilityLevel level = await client.GetCompatibilityLevelAsync(subject, cancellationToken).ConfigureAwait(false);
-        IReadOnlyList<int> versions;
-        try
-        {
-            versions = await client.GetVersionsAsync(subject, cancellationToken).ConfigureAwait(false);
-        }
-        catch (SchemaRegistryRequestException e) when (e.ErrorCode == 40401)
-        {
-            return ([], level); // a first registration: any schema may be registered
-        }
-
-        var schemas = new List<ProtoSchema>();
-        foreach (int version in versions)
-        {
-            RegistrySchema schema = await client.GetVersionAsync(subject, version, cancellationToken).ConfigureAwait(false);
-            if (schema.Id is not int id)
-            {
-                throw new InvalidDataException(subject + " version " + version + ": the registry's answer has no schema id");
-            }
-
-            schemas.Add(ProtoSchema.Of(await client.GetFileAsync(SchemaIdentifier.FromId(id), cancellationToken).ConfigureAwait(false)));
-        }
-
-        return (schemas, level);
     }
 
     /// <summary>A .proto file (compiled, imports from its directory, then the import roots) or a descriptor set.</summary>
