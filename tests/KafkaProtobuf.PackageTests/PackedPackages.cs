@@ -8,12 +8,12 @@ using KafkaProtobuf.Tests.Shared;
 namespace KafkaProtobuf.PackageTests;
 
 /// <summary>
-/// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting, KafkaProtobuf.Streamiz and the KafkaProtobuf.Tool .NET tool once per test run, with a version of their own so that NuGet's cache
+/// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting, KafkaProtobuf.Streamiz, KafkaProtobuf.Aspire, KafkaProtobuf.Aspire.Hosting and the KafkaProtobuf.Tool .NET tool once per test run, with a version of their own so that NuGet's cache
 /// cannot serve an older build.
 /// </summary>
 public sealed class PackedPackages : IDisposable
 {
-    private static readonly string[] Libraries = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz"];
+    private static readonly string[] Libraries = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Aspire", "KafkaProtobuf.Aspire.Hosting"];
 
     private static readonly string[] Projects = [.. Libraries, "KafkaProtobuf.Tool"];
 
@@ -89,7 +89,8 @@ public sealed class PackedPackages : IDisposable
             // Sequential: each pack builds what the package needs, the later ones find their references built. The
             // release's net10.0 assemblies only, a third of the build: the API of the other frameworks is held by the
             // PublicAPI files on each framework's build, and package validation checks the frameworks against each other.
-            foreach (string library in Libraries)
+            // A library first released after the baseline is not there: nothing to compare it with.
+            foreach (string library in Libraries.Where(l => File.Exists(Path.Combine(source, "src", l, l + ".csproj"))))
             {
                 DotNet.Dotnet(
                     $"pack src/{library}/{library}.csproj -c Release -o \"{feed}\" -p:Version={version} -p:TargetFrameworks=net10.0 -p:EnablePackageValidation=false",

@@ -36,7 +36,7 @@ public sealed partial class DocSnippetTests
             Match marker = SnippetMarker().Match(before[(before.LastIndexOf('\n') + 1)..]);
             Assert.True(marker.Success, $"{document}: a csharp block at character {block.Index} has no <!-- snippet: name --> line before it");
             string name = marker.Groups[1].Value;
-            Assert.True(regions.TryGetValue(name, out string? code), $"{document}: no region '{name}' in tests/KafkaProtobuf.Tests/Docs/Snippets");
+            Assert.True(regions.TryGetValue(name, out string? code), $"{document}: no region '{name}' in tests/KafkaProtobuf.Tests/Docs/Snippets or tests/KafkaProtobuf.Aspire.Tests/Snippets");
             Assert.True(code == block.Groups[1].Value.TrimEnd('\n'), $"{document}: snippet '{name}' differs from its compiled region; it should read:\n{code}");
         }
     }
@@ -90,7 +90,9 @@ public sealed partial class DocSnippetTests
     private static Dictionary<string, string> Regions()
     {
         var regions = new Dictionary<string, string>(StringComparer.Ordinal);
-        foreach (string file in Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Tests", "Docs", "Snippets"), "*.cs"))
+        // The Aspire integrations' snippets compile in their own test project (it references the AppHost packages).
+        foreach (string file in Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Tests", "Docs", "Snippets"), "*.cs")
+            .Concat(Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Aspire.Tests", "Snippets"), "*.cs")))
         {
             string[] lines = File.ReadAllText(file).Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');
             for (int i = 0; i < lines.Length; i++)
@@ -117,6 +119,8 @@ public sealed partial class DocSnippetTests
     [InlineData("KafkaProtobuf.Hosting", "dotnet add package KafkaProtobuf.Hosting")]
     [InlineData("KafkaProtobuf.Streamiz", "dotnet add package KafkaProtobuf.Streamiz")]
     [InlineData("KafkaProtobuf.Testing", "dotnet add package KafkaProtobuf.Testing")]
+    [InlineData("KafkaProtobuf.Aspire", "dotnet add package KafkaProtobuf.Aspire")]
+    [InlineData("KafkaProtobuf.Aspire.Hosting", "dotnet add package KafkaProtobuf.Aspire.Hosting")]
     [InlineData("KafkaProtobuf.Tool", "dotnet tool install -g KafkaProtobuf.Tool")]
     public void EachPackageReadme_StartsWithAQuickStart_InstallThenCode(string package, string install)
     {
