@@ -11,7 +11,6 @@ using KafkaProtobuf.Diagnostics;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Logging;
 using OpenTelemetry.Metrics;
@@ -237,8 +236,11 @@ public static class AspireKafkaProtobufExtensions
         KafkaConnectionString.ApplyTo(options.Producer, AspireSections.ConnectionString(settings, connectionName), connectionName);
         configureOptions?.Invoke(options);
 
-        builder.Services.TryAddSingleton<ProducerFlush>();
-        builder.Services.AddHostedService(services => services.GetRequiredService<ProducerFlush>());
+        if (AddOnce(builder.Services, "producer-flush"))
+        {
+            builder.Services.AddSingleton<ProducerFlush>();
+            builder.Services.AddHostedService(services => services.GetRequiredService<ProducerFlush>());
+        }
 
         IProducer<TKey, TValue> Create(IServiceProvider services)
         {

@@ -11,7 +11,7 @@ namespace KafkaProtobuf.Aspire;
 /// </summary>
 public sealed class KafkaProtobufProducerOptions
 {
-    /// <summary>The producer's settings. The defaults are librdkafka's (idempotent, <c>acks=all</c>).</summary>
+    /// <summary>The producer's settings. The defaults are librdkafka's (<c>acks=all</c>; set <c>enable.idempotence</c> for no duplicates on a retry).</summary>
     public ProducerConfig Producer { get; } = new();
 
     /// <summary>The value serializer's settings.</summary>

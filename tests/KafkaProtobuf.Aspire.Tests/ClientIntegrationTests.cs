@@ -96,6 +96,30 @@ public sealed class ClientIntegrationTests : IDisposable
     }
 
     [Fact]
+    public void PairsThatCannotBeParsed_AreRefused_WithoutEchoingThem()
+    {
+        HostApplicationBuilder builder = Builder(new() { ["ConnectionStrings:kafka"] = "bootstrap.servers=a:9092;sasl.password='hunter2" });
+        ArgumentException refused = Assert.Throws<ArgumentException>(() => builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders"));
+        Assert.Contains("neither a host list nor key=value pairs", refused.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("hunter2", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task RegistryPairs_WithConfluentNames_Authenticate_AndWrongCredentialsAreUnhealthy()
+    {
+        _registry.RequireBasicAuth("svc", "s3cret");
+        using IHost good = Build(new() { ["ConnectionStrings:registry"] = "url=" + _registry.Url + ";basic.auth.user.info=svc:s3cret" }, b => b.AddKafkaProtobufRegistryClient("registry"));
+        using IHost bad = Build(new() { ["ConnectionStrings:registry"] = "schema.registry.url=" + _registry.Url + ";schema.registry.basic.auth.user.info=svc:wrong" }, b => b.AddKafkaProtobufRegistryClient("registry"));
+
+        HealthReport accepted = await good.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync().WaitAsync(Timeout);
+        HealthReport refused = await bad.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync().WaitAsync(Timeout);
+        Assert.Equal(HealthStatus.Healthy, accepted.Status);
+        Assert.Equal(HealthStatus.Unhealthy, refused.Status);
+        Assert.Contains("401", refused.Entries["kafkaprotobuf-registry-registry"].Description, StringComparison.Ordinal);
+        Assert.DoesNotContain("wrong", refused.Entries["kafkaprotobuf-registry-registry"].Description, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void AProducerSetting_ItDoesNotKnow_IsRefused_WithTheKeysItKnows()
     {
         HostApplicationBuilder builder = Builder(new()

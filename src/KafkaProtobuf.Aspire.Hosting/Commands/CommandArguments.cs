@@ -4,7 +4,7 @@ using Aspire.Hosting.ApplicationModel;
 
 namespace KafkaProtobuf.Aspire.Hosting.Commands;
 
-/// <summary>The text inputs the dashboard asks for before running a command, and their values when it runs.</summary>
+/// <summary>The text inputs the dashboard asks for before running a command, their values when it runs, and when it may run.</summary>
 internal static class CommandArguments
 {
     public static IReadOnlyList<InteractionInput> Text(params (string Name, string Label, string Description)[] inputs)
@@ -23,4 +23,8 @@ internal static class CommandArguments
         context.Arguments is { } arguments && arguments.TryGetByName(name, out InteractionInput? input) && input?.Value is { } value && value.Trim().Length > 0
             ? value.Trim()
             : null;
+
+    /// <summary>A command of a resource runs only while the resource does (its cluster or registry is there to ask).</summary>
+    public static ResourceCommandState EnabledWhileRunning(UpdateCommandStateContext context) =>
+        context.ResourceSnapshot.State?.Text == KnownResourceStates.Running ? ResourceCommandState.Enabled : ResourceCommandState.Disabled;
 }

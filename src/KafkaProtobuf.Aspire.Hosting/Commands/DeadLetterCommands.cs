@@ -31,7 +31,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
         Description = "A dry run of a redrive: each dead letter waiting in the topic (its source, error code and component) and what a redrive would do with it. Writes and commits nothing.",
         Arguments = CommandArguments.Text(("topic", "Dead-letter topic", "The dead-letter topic to read.")),
         IconName = "DocumentSearch",
-        UpdateState = context => GroupLagCommand.Running(context) ? ResourceCommandState.Enabled : ResourceCommandState.Disabled,
+        UpdateState = CommandArguments.EnabledWhileRunning,
     };
 
     public static CommandOptions RedriveOptions() => new()
@@ -40,7 +40,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
         Arguments = CommandArguments.Text(("topic", "Dead-letter topic", "The dead-letter topic to redrive; list it first.")),
         ConfirmationMessage = "Write the dead letters back to their source topics? The dry run (\"Dead letters\") showed which.",
         IconName = "ArrowRedo",
-        UpdateState = context => GroupLagCommand.Running(context) ? ResourceCommandState.Enabled : ResourceCommandState.Disabled,
+        UpdateState = CommandArguments.EnabledWhileRunning,
     };
 
     public async Task<ExecuteCommandResult> ListAsync(ExecuteCommandContext context)

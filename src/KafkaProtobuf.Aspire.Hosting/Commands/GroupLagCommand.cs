@@ -20,7 +20,7 @@ internal static class GroupLagCommand
         Description = "A consumer group's lag per partition: committed offset, end, lag and owner. Reads only: never joins the group or commits.",
         Arguments = CommandArguments.Text(("group", "Group", "The consumer group's id.")),
         IconName = "ArrowTrending",
-        UpdateState = context => Running(context) ? ResourceCommandState.Enabled : ResourceCommandState.Disabled,
+        UpdateState = CommandArguments.EnabledWhileRunning,
     };
 
     public static async Task<ExecuteCommandResult> ExecuteAsync(EmbeddedKafkaResource kafka, ExecuteCommandContext context)
@@ -67,7 +67,4 @@ internal static class GroupLagCommand
             return CommandResults.Failure("Kafka could not be asked: " + BoundedText.Cut(e.Error.Reason));
         }
     }
-
-    internal static bool Running(UpdateCommandStateContext context) =>
-        context.ResourceSnapshot.State?.Text == KnownResourceStates.Running;
 }

@@ -29,7 +29,7 @@ internal static class ProtoCheckCommand
             ("subject", "Subject", "The subject, e.g. orders-value."),
             ("proto", "The .proto", "The path of a .proto file on the AppHost's machine (imports beside it), or its text.")),
         IconName = "CheckmarkStarburst",
-        UpdateState = context => GroupLagCommand.Running(context) ? ResourceCommandState.Enabled : ResourceCommandState.Disabled,
+        UpdateState = CommandArguments.EnabledWhileRunning,
     };
 
     public static async Task<ExecuteCommandResult> ExecuteAsync(InProcessSchemaRegistryResource registry, ExecuteCommandContext context)

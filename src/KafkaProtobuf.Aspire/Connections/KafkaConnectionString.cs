@@ -35,7 +35,7 @@ internal static class KafkaConnectionString
         catch (ArgumentException e)
         {
             // The text may hold a password: say where, not what.
-            throw new ArgumentException("The connection string '" + connectionName + "' is neither a host list nor key=value pairs: " + Where(e), nameof(connectionString));
+            throw new ArgumentException("The connection string '" + connectionName + "' is neither a host list nor key=value pairs: " + Position(e), nameof(connectionString));
         }
 
         List<KeyValuePair<string, string>> settings = pairs.Keys.Cast<string>()
@@ -58,6 +58,7 @@ internal static class KafkaConnectionString
         }
     }
 
-    private static string Where(ArgumentException e) =>
+    /// <summary>Where the pairs went wrong, as the parser says it (an index, never the text).</summary>
+    private static string Position(ArgumentException e) =>
         e.Message.Contains("index", StringComparison.OrdinalIgnoreCase) ? e.Message.Split('\n')[0] : "a key or a quote out of place";
 }
