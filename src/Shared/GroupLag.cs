@@ -1,6 +1,8 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
+using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -55,6 +57,29 @@ internal static class GroupLag
                 return new PartitionLagRow(p.Topic, p.Partition.Value, at, end, at is long c ? Math.Max(0, end - c) : null, owners.TryGetValue(p, out string? owner) ? owner : null);
             })
             .ToList();
+    }
+
+    /// <summary>
+    /// The rows as a tab-separated table with a header line, and a line with the total lag; topic and owner names (a
+    /// broker's and a client's text) through <paramref name="inert"/>.
+    /// </summary>
+    public static string Table(IReadOnlyList<PartitionLagRow> rows, Func<string, string> inert)
+    {
+        var text = new StringBuilder();
+        text.Append("TOPIC\tPARTITION\tCOMMITTED\tEND\tLAG\tOWNER\n");
+        foreach (PartitionLagRow row in rows)
+        {
+            text.Append(inert(row.Topic)).Append('\t').Append(row.Partition.ToString(CultureInfo.InvariantCulture)).Append('\t')
+                .Append(row.Committed?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
+                .Append(row.End.ToString(CultureInfo.InvariantCulture)).Append('\t')
+                .Append(row.Lag?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
+                .Append(inert(row.Owner ?? "-")).Append('\n');
+        }
+
+        text.Append("total lag ").Append(rows.Sum(r => r.Lag ?? 0).ToString(CultureInfo.InvariantCulture))
+            .Append(" over ").Append(rows.Count.ToString(CultureInfo.InvariantCulture)).Append(rows.Count == 1 ? " partition" : " partitions")
+            .Append(rows.Any(r => r.Committed is null) ? " (partitions without a committed offset not counted)" : string.Empty).Append('\n');
+        return text.ToString();
     }
 
     /// <summary>Each assigned partition's member, as "client.id host" (the first member named, should two claim one mid-rebalance).</summary>

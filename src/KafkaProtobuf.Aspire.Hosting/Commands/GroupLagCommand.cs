@@ -42,17 +42,7 @@ internal static class GroupLagCommand
             string? ownersUnknown = null;
             List<PartitionLagRow> rows = await Task.Run(() => GroupLag.Measure(config, [], context.CancellationToken, out ownersUnknown), context.CancellationToken).ConfigureAwait(false);
             long total = rows.Sum(r => r.Lag ?? 0);
-            var text = new StringBuilder();
-            text.Append("TOPIC\tPARTITION\tCOMMITTED\tEND\tLAG\tOWNER\n");
-            foreach (PartitionLagRow row in rows)
-            {
-                text.Append(BoundedText.Cut(row.Topic, 250)).Append('\t').Append(row.Partition.ToString(CultureInfo.InvariantCulture)).Append('\t')
-                    .Append(row.Committed?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
-                    .Append(row.End.ToString(CultureInfo.InvariantCulture)).Append('\t')
-                    .Append(row.Lag?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
-                    .Append(BoundedText.Cut(row.Owner ?? "-", 250)).Append('\n');
-            }
-
+            var text = new StringBuilder(GroupLag.Table(rows, name => BoundedText.Cut(name, 250)));
             if (ownersUnknown is not null)
             {
                 text.Append("owners not shown: ").Append(BoundedText.Cut(ownersUnknown)).Append('\n');

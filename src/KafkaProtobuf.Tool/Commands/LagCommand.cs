@@ -63,29 +63,10 @@ internal static class LagCommand
                 await error.WriteLineAsync("kafka-protobuf lag: owners not shown, the brokers did not describe the group: " + TerminalText.Neutralize(ownersUnknown)).ConfigureAwait(false);
             }
 
-            await output.WriteAsync(result.GetValue(format) == "json" ? Json(config.GroupId, rows) : Text(rows)).ConfigureAwait(false);
+            await output.WriteAsync(result.GetValue(format) == "json" ? Json(config.GroupId, rows) : GroupLag.Table(rows, TerminalText.Neutralize)).ConfigureAwait(false);
             return ExitCodes.Ok;
         });
         return command;
-    }
-
-    private static string Text(IReadOnlyList<PartitionLagRow> rows)
-    {
-        var text = new StringBuilder();
-        text.Append("TOPIC\tPARTITION\tCOMMITTED\tEND\tLAG\tOWNER\n");
-        foreach (PartitionLagRow row in rows)
-        {
-            text.Append(TerminalText.Neutralize(row.Topic)).Append('\t').Append(row.Partition.ToString(CultureInfo.InvariantCulture)).Append('\t')
-                .Append(row.Committed?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
-                .Append(row.End.ToString(CultureInfo.InvariantCulture)).Append('\t')
-                .Append(row.Lag?.ToString(CultureInfo.InvariantCulture) ?? "-").Append('\t')
-                .Append(TerminalText.Neutralize(row.Owner ?? "-")).Append('\n');
-        }
-
-        text.Append("total lag ").Append(rows.Sum(r => r.Lag ?? 0).ToString(CultureInfo.InvariantCulture))
-            .Append(" over ").Append(rows.Count.ToString(CultureInfo.InvariantCulture)).Append(rows.Count == 1 ? " partition" : " partitions")
-            .Append(rows.Any(r => r.Committed is null) ? " (partitions without a committed offset not counted)" : string.Empty).Append('\n');
-        return text.ToString();
     }
 
     private static string Json(string group, IReadOnlyList<PartitionLagRow> rows)
