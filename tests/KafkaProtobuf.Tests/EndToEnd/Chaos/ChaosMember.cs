@@ -19,8 +19,10 @@ public abstract class ChaosMember : IDisposable
     protected static readonly TimeSpan JoinDeadline = TimeSpan.FromSeconds(60);
     private const int LogLinesKept = 12;
     private readonly ConcurrentQueue<string> _recentLog = new();
+    private readonly ConcurrentDictionary<int, long> _owned = new();
     private int _assignments;
     private int _revocations;
+    private string _lastRebalance = "none";
 
     protected ChaosMember(string name, DeliveryLog log)
     {
@@ -35,6 +37,13 @@ public abstract class ChaosMember : IDisposable
 
     /// <summary>Partitions taken from this member so far (revoked or lost), counted over every rebalance.</summary>
     public int Revocations => Volatile.Read(ref _revocations);
+
+    /// <summary>
+    /// For a timed-out wait's message: the partitions the member holds now, each with the group's committed offset when
+    /// it was assigned, and its latest rebalance (when, and what moved). A stall on partitions shows who holds them.
+    /// </summary>
+    public string Ownership =>
+        "owns [" + string.Join(", ", _owned.OrderBy(o => o.Key).Select(o => $"p{o.Key} from {o.Value}")) + "], last rebalance " + Volatile.Read(ref _lastRebalance);
 
     public ConcurrentQueue<(string Step, Error Error)> Errors { get; } = new();
 
@@ -89,15 +98,19 @@ public abstract class ChaosMember : IDisposable
         foreach (TopicPartitionOffset offset in CommittedOffsets(committed, partitions))
         {
             Log.Assigned(Name, offset.Offset == Offset.Unset ? new TopicPartitionOffset(offset.TopicPartition, 0) : offset);
+            _owned[offset.Partition.Value] = offset.Offset.Value;
         }
 
         Interlocked.Add(ref _assignments, partitions.Count);
+        Volatile.Write(ref _lastRebalance, $"{DateTime.Now:HH:mm:ss.fff} assigned [{string.Join(", ", partitions.Select(p => "p" + p.Partition.Value))}] in '{Log.Step}'");
     }
 
-    protected void OnRevoked(List<TopicPartitionOffset> partitions)
+    protected void OnRevoked(List<TopicPartitionOffset> partitions, bool lost = false)
     {
         partitions.ForEach(p => Log.Revoked(Name, p.TopicPartition));
+        partitions.ForEach(p => _owned.TryRemove(p.Partition.Value, out _));
         Interlocked.Add(ref _revocations, partitions.Count);
+        Volatile.Write(ref _lastRebalance, $"{DateTime.Now:HH:mm:ss.fff} {(lost ? "lost" : "revoked")} [{string.Join(", ", partitions.Select(p => "p" + p.Partition.Value))}] in '{Log.Step}'");
     }
 
     protected void OnError(Error error) => Errors.Enqueue((Log.Step, error));

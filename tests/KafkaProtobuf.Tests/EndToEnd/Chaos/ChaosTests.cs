@@ -546,7 +546,7 @@ public abstract class ChaosScenario : IDisposable
         + string.Join("; ", _members.Select(m =>
             $"{m.Name}: good {m.Good.Count}, dead-lettered {m.DeadLettered.Count}, dead-letter failures {m.DeadLetterFailures.Count}, "
             + $"schema unavailable {m.SchemaUnavailable.Count}, errors [{string.Join(", ", m.Errors.Select(e => e.Error.Code).Distinct())}], "
-            + $"assignments {m.Assignments}, {m.Phase}, last offsets by partition [{LastOffsets(m)}], last log lines:\n    "
+            + $"assignments {m.Assignments}, {m.Ownership}, {m.Phase}, last offsets by partition [{LastOffsets(m)}], last log lines:\n    "
             + string.Join("\n    ", m.RecentLog)));
 
     private static string LastOffsets(ChaosMember member) => string.Join(", ", member.Handled()

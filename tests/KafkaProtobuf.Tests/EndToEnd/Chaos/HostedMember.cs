@@ -211,7 +211,7 @@ public sealed class HostedMember : ChaosMember
             member.OnAssigned((asked, timeout) => member._offsets.Committed(asked, timeout), [.. partitions]);
 
         public override void Revoked(IReadOnlyList<TopicPartition> partitions, bool lost) =>
-            member.OnRevoked([.. partitions.Select(p => new TopicPartitionOffset(p, Offset.Unset))]);
+            member.OnRevoked([.. partitions.Select(p => new TopicPartitionOffset(p, Offset.Unset))], lost);
 
         public override void Delivered(TopicPartitionOffset record)
         {
