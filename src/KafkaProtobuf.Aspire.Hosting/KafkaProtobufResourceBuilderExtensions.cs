@@ -41,26 +41,22 @@ public static class KafkaProtobufResourceBuilderExtensions
 
         var kafka = new EmbeddedKafkaResource(name, brokerCount);
         var deadLetters = new DeadLetterCommands(kafka);
-        string check = name + "-kafkaprotobuf-running";
-        builder.Services.AddHealthChecks().AddCheck(check, () => kafka.Cluster is null
-            ? HealthCheckResult.Unhealthy("The embedded cluster is not running.")
-            : HealthCheckResult.Healthy("The embedded cluster is running."));
-        return builder.AddResource(kafka)
-            .WithInitialState(new CustomResourceSnapshot
-            {
-                ResourceType = "Kafka (embedded)",
-                State = KnownResourceStates.NotStarted,
-                Properties = [],
-            })
-            .WithHealthCheck(check)
-            .OnInitializeResource((resource, e, cancellationToken) => StartAsync(resource, e, () =>
-            {
-                EmbeddedKafkaCluster cluster = resource.Start();
-                return Task.FromResult(ImmutableArray.Create(
-                    new ResourcePropertySnapshot("bootstrap.servers", cluster.BootstrapServers),
-                    new ResourcePropertySnapshot("brokers", cluster.BrokerCount.ToString(CultureInfo.InvariantCulture)),
-                    new ResourcePropertySnapshot("topics", string.Join(", ", resource.Topics.Select(t => t.Key + " (" + t.Value.ToString(CultureInfo.InvariantCulture) + ")")))));
-            }, resource.Stop, cancellationToken))
+        return AddInProcess(
+                builder,
+                kafka,
+                "Kafka (embedded)",
+                () => kafka.Cluster is null
+                    ? HealthCheckResult.Unhealthy("The embedded cluster is not running.")
+                    : HealthCheckResult.Healthy("The embedded cluster is running."),
+                _ =>
+                {
+                    EmbeddedKafkaCluster cluster = kafka.Start();
+                    return Task.FromResult(ImmutableArray.Create(
+                        new ResourcePropertySnapshot("bootstrap.servers", cluster.BootstrapServers),
+                        new ResourcePropertySnapshot("brokers", cluster.BrokerCount.ToString(CultureInfo.InvariantCulture)),
+                        new ResourcePropertySnapshot("topics", string.Join(", ", kafka.Topics.Select(t => t.Key + " (" + t.Value.ToString(CultureInfo.InvariantCulture) + ")")))));
+                },
+                kafka.Stop)
             .WithCommand(DeadLetterCommands.ListName, "Dead letters", deadLetters.ListAsync, DeadLetterCommands.ListOptions())
             .WithCommand(DeadLetterCommands.RedriveName, "Redrive dead letters", deadLetters.RedriveAsync, DeadLetterCommands.RedriveOptions())
             .WithCommand(GroupLagCommand.Name, "Group lag", context => GroupLagCommand.ExecuteAsync(kafka, context), GroupLagCommand.Options());
@@ -95,25 +91,21 @@ public static class KafkaProtobufResourceBuilderExtensions
         ArgumentException.ThrowIfNullOrWhiteSpace(name);
 
         var registry = new InProcessSchemaRegistryResource(name);
-        string check = name + "-kafkaprotobuf-running";
-        builder.Services.AddHealthChecks().AddCheck(check, () => registry.Registry is { IsRunning: true }
-            ? HealthCheckResult.Healthy("The in-process registry is running.")
-            : HealthCheckResult.Unhealthy("The in-process registry is not running."));
-        return builder.AddResource(registry)
-            .WithInitialState(new CustomResourceSnapshot
-            {
-                ResourceType = "Schema Registry (in-process)",
-                State = KnownResourceStates.NotStarted,
-                Properties = [],
-            })
-            .WithHealthCheck(check)
-            .OnInitializeResource((resource, e, cancellationToken) => StartAsync(resource, e, async () =>
-            {
-                InProcessSchemaRegistry started = await resource.StartAsync(cancellationToken).ConfigureAwait(false);
-                return ImmutableArray.Create(
-                    new ResourcePropertySnapshot("url", started.Url),
-                    new ResourcePropertySnapshot("subjects", string.Join(", ", resource.Subjects.Select(s => s.Key))));
-            }, resource.Stop, cancellationToken))
+        return AddInProcess(
+                builder,
+                registry,
+                "Schema Registry (in-process)",
+                () => registry.Registry is { IsRunning: true }
+                    ? HealthCheckResult.Healthy("The in-process registry is running.")
+                    : HealthCheckResult.Unhealthy("The in-process registry is not running."),
+                async cancellationToken =>
+                {
+                    InProcessSchemaRegistry started = await registry.StartAsync(cancellationToken).ConfigureAwait(false);
+                    return ImmutableArray.Create(
+                        new ResourcePropertySnapshot("url", started.Url),
+                        new ResourcePropertySnapshot("subjects", string.Join(", ", registry.Subjects.Select(s => s.Key))));
+                },
+                registry.Stop)
             .WithCommand(ProtoCheckCommand.Name, "Check .proto", context => ProtoCheckCommand.ExecuteAsync(registry, context), ProtoCheckCommand.Options());
     }
 
@@ -134,6 +126,32 @@ public static class KafkaProtobufResourceBuilderExtensions
         _ = ProtoSource.Schema(protoText);
         builder.Resource.AddSubject(subject, protoText);
         return builder;
+    }
+
+    /// <summary>
+    /// Adds a resource that runs in the AppHost's process: a health check on whether it runs, its type and state for the
+    /// dashboard, and its start as Aspire starts any (<see cref="StartAsync"/>).
+    /// </summary>
+    private static IResourceBuilder<TResource> AddInProcess<TResource>(
+        IDistributedApplicationBuilder builder,
+        TResource resource,
+        string resourceType,
+        Func<HealthCheckResult> health,
+        Func<CancellationToken, Task<ImmutableArray<ResourcePropertySnapshot>>> start,
+        Action stop)
+        where TResource : IResourceWithConnectionString
+    {
+        string check = resource.Name + "-kafkaprotobuf-running";
+        builder.Services.AddHealthChecks().AddCheck(check, health);
+        return builder.AddResource(resource)
+            .WithInitialState(new CustomResourceSnapshot
+            {
+                ResourceType = resourceType,
+                State = KnownResourceStates.NotStarted,
+                Properties = [],
+            })
+            .WithHealthCheck(check)
+            .OnInitializeResource((started, e, cancellationToken) => StartAsync(started, e, () => start(cancellationToken), stop, cancellationToken));
     }
 
     /// <summary>
