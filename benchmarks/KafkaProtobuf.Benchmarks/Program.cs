@@ -30,6 +30,9 @@ public static class Program
             case "e2e-broker":
                 Tools.EndToEnd.RunBroker(args);
                 break;
+            case "page":
+                Tools.OperationsPageLoad.Run(args);
+                break;
             case "memory":
                 Tools.ReadAheadMemory.Run(args);
                 break;

@@ -5,6 +5,7 @@ using System.Threading;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tool.Commands;
 using KafkaProtobuf.Tool.Decoding;

@@ -4,7 +4,9 @@
 // Producers register shop.proto in a Schema Registry; the consumer resolves each record's schema id or GUID to the
 // writer's file and reads its type by name. With no arguments it runs on an embedded Kafka cluster (librdkafka's mock)
 // and an in-process registry, 127.0.0.1 only; --bootstrap-servers host:port [--topic name] uses a real cluster and
-// --schema-registry-url URL a real registry.
+// --schema-registry-url URL a real registry. While it runs, the operations page (KafkaProtobuf.AspNetCore) shows the
+// consumer and its dead letters at http://127.0.0.1:5080/kafka/ (--page-port N another port); --keep-running keeps it
+// up after the report, until Ctrl+C, to look and redrive.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -15,11 +17,14 @@ using Confluent.Kafka;
 using Confluent.Kafka.Admin;
 using Google.Protobuf;
 using KafkaProtobuf;
+using KafkaProtobuf.AspNetCore;
 using KafkaProtobuf.Diagnostics;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Sample;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
@@ -31,6 +36,8 @@ string? bootstrapServers = ArgumentAfter(args, "--bootstrap-servers");
 string? registryUrl = ArgumentAfter(args, "--schema-registry-url");
 string topic = ArgumentAfter(args, "--topic") ?? "shop.orders";
 string deadLetterTopic = topic + ".dlq";
+string pagePort = ArgumentAfter(args, "--page-port") ?? "5080";
+bool keepRunning = Array.IndexOf(args, "--keep-running") >= 0;
 
 using EmbeddedKafkaCluster? cluster = bootstrapServers is null ? EmbeddedKafkaCluster.Start(3) : null;
 if (cluster is not null)
@@ -93,8 +100,10 @@ Console.WriteLine($"Produced {produced:N0} records to '{topic}': orders placed, 
 //    stores each offset once OrderHandler returned, dead-letters the poison records byte for byte, and commits and
 //    leaves the group when the host stops.
 using var tally = new Tally(produced);
-HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-builder.Logging.AddSimpleConsole(o => o.SingleLine = true).SetMinimumLevel(LogLevel.Information).AddFilter("Microsoft.Hosting.Lifetime", LogLevel.Warning);
+WebApplicationBuilder builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = [], EnvironmentName = "Production" });
+builder.WebHost.UseUrls("http://127.0.0.1:" + pagePort);
+builder.Logging.ClearProviders().AddSimpleConsole(o => o.SingleLine = true).SetMinimumLevel(LogLevel.Information)
+    .AddFilter("Microsoft.Hosting.Lifetime", LogLevel.Warning).AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
 builder.Services.AddSingleton(registry);
 builder.Services.AddSingleton(tally);
 builder.Services
@@ -109,14 +118,31 @@ builder.Services
     .WithProtobufValues(services => services.GetRequiredService<RegistryClient>(), ShopReflection.Descriptor)
     .HandleWith<OrderHandler>();
 builder.Services.AddHealthChecks().AddKafkaProtobufConsumers();
+builder.Services.AddAntiforgery();
 
-using (IHost host = builder.Build())
+// 3. The operations page (KafkaProtobuf.AspNetCore): the consumer live, its dead letters decoded, redrive. A service
+//    maps it behind its authorization policies; the sample, on 127.0.0.1, opens it to this machine only.
+await using (WebApplication host = builder.Build())
 {
+    host.MapKafkaProtobufOperations("/kafka", page =>
+    {
+        page.AllowAnonymousOnLoopback = true;
+        page.Kafka = new ClientConfig { BootstrapServers = bootstrapServers };
+        page.Schemas = registry;
+    });
     await host.StartAsync();
+    string pageUrl = host.Urls.First() + "/kafka/";
+    Console.WriteLine($"Operations page: {pageUrl}");
     await Task.WhenAny(tally.AllDone, Task.Delay(TimeSpan.FromSeconds(90)));
     HealthReport health = await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync();
-    await host.StopAsync();
     Console.WriteLine($"Health while running: {health.Status} ({health.Entries.Values.Single().Description})");
+    if (keepRunning)
+    {
+        Console.WriteLine($"Keeping the consumer and the page at {pageUrl} up: Ctrl+C stops them.");
+        await host.WaitForShutdownAsync();
+    }
+
+    await host.StopAsync();
 }
 
 Console.WriteLine(tally.Summary());

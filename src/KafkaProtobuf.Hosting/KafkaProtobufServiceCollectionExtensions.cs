@@ -1,5 +1,6 @@
 using System;
 using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Operations;
 using KafkaProtobuf.Hosting.Service;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -89,6 +90,8 @@ public static class KafkaProtobufServiceCollectionExtensions
         }
 
         services.TryAddSingleton<KafkaProtobufConsumerStates>();
+        services.TryAddSingleton(
+            provider => new KafkaProtobufConsumerOperations(provider.GetRequiredService<KafkaProtobufConsumerStates>()));
         var created = new ConsumerRegistration<TKey, TValue>(name);
         registration = created;
         services.AddSingleton<IHostedService>(provider => new KafkaProtobufConsumerService<TKey, TValue>(created, provider));

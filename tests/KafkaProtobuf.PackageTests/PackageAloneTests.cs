@@ -24,11 +24,12 @@ public sealed class PackageAloneTests(PackedPackages packages)
     [InlineData("KafkaProtobuf.Testing")]         // the embedded cluster starts, takes a fault and carries a record
     [InlineData("KafkaProtobuf.Aspire")]          // by connection strings: registered, written, read by a hosted consumer; healthy
     [InlineData("KafkaProtobuf.Aspire.Hosting")]  // an AppHost's model with both resources builds; the cluster carries a record
+    [InlineData("KafkaProtobuf.AspNetCore")]      // the operations page lists a hosted consumer and its dead letter
     public void APackageAlone_ResolvesItsDeclaredFloors_AndWorksOnThem(string package)
     {
         string project = Directory.CreateDirectory(Path.Combine(packages.WorkDirectory, "alone-" + package)).FullName;
         // The Web SDK for Hosting: its shared framework brings the generic host, as a service's project has it.
-        string sdk = package is "KafkaProtobuf.Hosting" or "KafkaProtobuf.Aspire" ? "Microsoft.NET.Sdk.Web" : "Microsoft.NET.Sdk";
+        string sdk = package is "KafkaProtobuf.Hosting" or "KafkaProtobuf.Aspire" or "KafkaProtobuf.AspNetCore" ? "Microsoft.NET.Sdk.Web" : "Microsoft.NET.Sdk";
         File.WriteAllText(Path.Combine(project, "Alone.csproj"), $"""
             <Project Sdk="{sdk}">
               <PropertyGroup>

@@ -8,12 +8,12 @@ using KafkaProtobuf.Tests.Shared;
 namespace KafkaProtobuf.PackageTests;
 
 /// <summary>
-/// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting, KafkaProtobuf.Streamiz, KafkaProtobuf.Aspire, KafkaProtobuf.Aspire.Hosting and the KafkaProtobuf.Tool .NET tool once per test run, with a version of their own so that NuGet's cache
+/// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting, KafkaProtobuf.Streamiz, KafkaProtobuf.Aspire, KafkaProtobuf.Aspire.Hosting, KafkaProtobuf.AspNetCore and the KafkaProtobuf.Tool .NET tool once per test run, with a version of their own so that NuGet's cache
 /// cannot serve an older build.
 /// </summary>
 public sealed class PackedPackages : IDisposable
 {
-    private static readonly string[] Libraries = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Aspire", "KafkaProtobuf.Aspire.Hosting"];
+    private static readonly string[] Libraries = ["KafkaProtobuf", "KafkaProtobuf.Testing", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Aspire", "KafkaProtobuf.Aspire.Hosting", "KafkaProtobuf.AspNetCore"];
 
     private static readonly string[] Projects = [.. Libraries, "KafkaProtobuf.Tool"];
 

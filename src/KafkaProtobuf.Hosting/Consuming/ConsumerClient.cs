@@ -61,7 +61,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         _readAgainDelay = readAgainDelay;
         KeyCapture = new RawBytesCapture<TKey>(keys);
         ValueCapture = new RawBytesCapture<TValue>(values);
-        _lag = new LagMeter<TKey, TValue>(status.Lag);
+        _lag = new LagMeter<TKey, TValue>(status.Lag, config.AutoOffsetReset, status.IsPaused);
         var callbacks = new ConsumerCallbacks<TKey, TValue>(name, owner, _lag, logger, diagnostics);
         ConsumerBuilder<TKey, TValue> builder = new ConsumerBuilder<TKey, TValue>(config)
             .SetKeyDeserializer(KeyCapture)
@@ -181,6 +181,31 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
     public void Seek(TopicPartitionOffset record) => _consumer.Seek(record);
 
     public void Pause(TopicPartition partition) => _consumer.Pause([partition]);
+
+    /// <summary>Whether this member holds the partition now.</summary>
+    public bool IsAssigned(TopicPartition partition) => _consumer.Assignment.Contains(partition);
+
+    /// <summary>
+    /// Whether the partition may be read again from <paramref name="offset"/>: one it still has (its start as last
+    /// fetched, when known), and not past the consumer's position (a rewind reads again; it never skips records).
+    /// </summary>
+    public bool CanRewind(TopicPartition partition, long offset)
+    {
+        if (offset < 0)
+        {
+            return false;
+        }
+
+        WatermarkOffsets known = _consumer.GetWatermarkOffsets(partition);
+        if (known.Low.Value >= 0 && offset < known.Low.Value)
+        {
+            return false;
+        }
+
+        long position = _consumer.Position(partition).Value;
+        long limit = position >= 0 ? position : known.High.Value;
+        return limit < 0 || offset <= limit;
+    }
 
     public void Resume(TopicPartition partition) => _consumer.Resume([partition]);
 

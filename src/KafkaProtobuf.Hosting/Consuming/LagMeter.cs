@@ -14,12 +14,19 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// before that, its position). Nothing is asked of the broker; librdkafka answers these from any thread. What it
 /// measures goes to <see cref="ConsumerLag"/>, which the health check and the lag gauge read.
 /// </summary>
-internal sealed class LagMeter<TKey, TValue>(ConsumerLag lag) : IDisposable
+/// <param name="lag">Where measurements go.</param>
+/// <param name="reset">Where the consumer starts a partition the group never committed (for a partition with nothing consumed).</param>
+/// <param name="isPaused">Whether a partition is paused: it fetches nothing, so its end is asked of the broker.</param>
+internal sealed class LagMeter<TKey, TValue>(
+    ConsumerLag lag, AutoOffsetReset? reset = null, Func<string, int, bool>? isPaused = null) : IDisposable
 {
     private static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan CommittedTimeout = TimeSpan.FromSeconds(2);
 
     // Per partition (topic and number: a key that costs no allocation per record), after the last offset stored, or its first record's.
     private readonly ConcurrentDictionary<(string Topic, int Partition), long> _from = new();
+    // Partitions whose committed offset was asked (once per assignment): timer thread only.
+    private readonly HashSet<(string Topic, int Partition)> _askedCommitted = [];
     private Timer? _timer;
 
     /// <summary>Starts measuring <paramref name="consumer"/>'s partitions (before one is assigned there is nothing to measure).</summary>
@@ -43,6 +50,32 @@ internal sealed class LagMeter<TKey, TValue>(ConsumerLag lag) : IDisposable
         }
     }
 
+    /// <summary>
+    /// A partition assigned with nothing consumed from it yet (paused, or empty) has no position: its lag counts from
+    /// the group's committed offset, asked of the broker once while it is assigned.
+    /// </summary>
+    private void FromCommitted(IConsumer<TKey, TValue> consumer, List<TopicPartition> assigned)
+    {
+        List<TopicPartition> unknown = assigned
+            .Where(p => !_from.ContainsKey((p.Topic, p.Partition.Value))
+                && !_askedCommitted.Contains((p.Topic, p.Partition.Value))
+                && consumer.Position(p).Value < 0)
+            .ToList();
+        if (unknown.Count == 0)
+        {
+            return;
+        }
+
+        foreach (TopicPartitionOffset committed in consumer.Committed(unknown, CommittedTimeout))
+        {
+            _askedCommitted.Add((committed.Topic, committed.Partition.Value));
+            if (committed.Offset.Value >= 0)
+            {
+                _from.TryAdd((committed.Topic, committed.Partition.Value), committed.Offset.Value);
+            }
+        }
+    }
+
     /// <summary>Stops the timer, waiting for a measurement in progress, before the client goes.</summary>
     public void Dispose()
     {
@@ -58,18 +91,38 @@ internal sealed class LagMeter<TKey, TValue>(ConsumerLag lag) : IDisposable
     private void Measure(IConsumer<TKey, TValue> consumer)
     {
         var measured = new List<PartitionLag>();
+        string? memberId;
+        List<TopicPartition> assigned;
         try
         {
-            List<TopicPartition> assigned = consumer.Assignment;
+            memberId = consumer.MemberId;
+            assigned = consumer.Assignment;
+            FromCommitted(consumer, assigned);
             foreach (TopicPartition partition in assigned)
             {
                 long end = consumer.GetWatermarkOffsets(partition).High.Value;
                 long from = _from.TryGetValue((partition.Topic, partition.Partition.Value), out long stored)
                     ? stored
                     : consumer.Position(partition).Value;
+                if (end < 0 || from < 0 || isPaused?.Invoke(partition.Topic, partition.Partition.Value) == true)
+                {
+                    // nothing fetched (paused, or not yet): the broker says where the partition ends
+                    WatermarkOffsets marks = consumer.QueryWatermarkOffsets(partition, CommittedTimeout);
+                    end = marks.High.Value;
+                    if (from < 0)
+                    {
+                        from = reset switch
+                        {
+                            AutoOffsetReset.Earliest => marks.Low.Value,
+                            AutoOffsetReset.Latest or null => marks.High.Value, // librdkafka's default
+                            _ => -1,
+                        };
+                    }
+                }
+
                 if (end >= 0 && from >= 0)
                 {
-                    measured.Add(new PartitionLag(partition.Topic, partition.Partition.Value, Math.Max(0, end - from)));
+                    measured.Add(new PartitionLag(partition.Topic, partition.Partition.Value, Math.Max(0, end - from), from, end));
                 }
             }
 
@@ -78,12 +131,14 @@ internal sealed class LagMeter<TKey, TValue>(ConsumerLag lag) : IDisposable
             {
                 _from.TryRemove(gone, out _);
             }
+
+            _askedCommitted.RemoveWhere(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition)));
         }
         catch (Exception e) when (e is KafkaException or ObjectDisposedException or InvalidOperationException)
         {
             return; // closing: the last measurement stands until the consumer's status says stopped
         }
 
-        lag.Measured(measured);
+        lag.Measured(measured, memberId, assigned);
     }
 }

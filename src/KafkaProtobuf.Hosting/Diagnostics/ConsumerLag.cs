@@ -16,5 +16,17 @@ internal sealed class ConsumerLag(string consumer)
     /// <summary>The latest measurement (a new list each time: readers keep the one they took).</summary>
     public IReadOnlyList<PartitionLag> Latest => Volatile.Read(ref _latest);
 
-    public void Measured(IReadOnlyList<PartitionLag> lag) => Volatile.Write(ref _latest, lag);
+    /// <summary>The consumer's member id in its group when last measured (empty before it joined).</summary>
+    public string? MemberId { get; private set; }
+
+    /// <summary>The partitions assigned when last measured, those without a known position too.</summary>
+    public IReadOnlyList<Confluent.Kafka.TopicPartition> Assigned { get; private set; } = [];
+
+    public void Measured(
+        IReadOnlyList<PartitionLag> lag, string? memberId = null, IReadOnlyList<Confluent.Kafka.TopicPartition>? assigned = null)
+    {
+        MemberId = memberId;
+        Assigned = assigned ?? [];
+        Volatile.Write(ref _latest, lag);
+    }
 }

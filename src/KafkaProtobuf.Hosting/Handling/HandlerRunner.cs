@@ -77,6 +77,8 @@ internal sealed class HandlerRunner<TWork>
     public ValueTask<HandlerResult> RunAsync(TWork work, Activity? activity)
     {
         long started = HandlerEvents.Starting();
+        int records = _recordsOf?.Invoke(work) ?? 1;
+        _status.HandlerStarted(records);
         Task first;
         try
         {
@@ -90,65 +92,73 @@ internal sealed class HandlerRunner<TWork>
         if (first.Status == TaskStatus.RanToCompletion)
         {
             Ran(work, started, completed: true);
+            _status.HandlerEnded(records);
             return default;
         }
 
-        return RunWithRetriesAsync(work, activity, first, started);
+        return RunWithRetriesAsync(work, activity, first, started, records);
     }
 
     /// <summary>The first attempt still running or failed: await it, and retry as the policy says.</summary>
-    private async ValueTask<HandlerResult> RunWithRetriesAsync(TWork work, Activity? activity, Task first, long firstStarted)
+    private async ValueTask<HandlerResult> RunWithRetriesAsync(TWork work, Activity? activity, Task first, long firstStarted, int records)
     {
-        for (int attempt = 1; ; attempt++)
+        try
         {
-            long started = attempt == 1 ? firstStarted : HandlerEvents.Starting();
-            try
+            for (int attempt = 1; ; attempt++)
             {
-                Task handling = attempt == 1 ? first : Invoke(work);
-                if (!handling.IsCompleted)
-                {
-                    await handling.ConfigureAwait(false);
-                }
-
-                handling.GetAwaiter().GetResult(); // a synchronous failure throws here
-                Ran(work, started, completed: true);
-                return default;
-            }
-            catch (OperationCanceledException e) when (_abort.IsCancellationRequested)
-            {
-                Ran(work, started, completed: false, e);
-                _events.Cancelled(activity, e, _describe(work));
-                return new HandlerResult(HandlerOutcome.Cancelled, e);
-            }
-            catch (Exception e)
-            {
-                Ran(work, started, completed: false, e);
-                _status.HandlerFailed(attempt);
-                HandlerFailureAction action = _failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
-                bool ranOut = action == HandlerFailureAction.Retry && attempt >= _failures.MaxAttempts;
-                if (ranOut)
-                {
-                    action = _failures.WhenAttemptsRunOut;
-                }
-
-                if (action != HandlerFailureAction.Retry)
-                {
-                    HandlerEvents.FailedForGood(activity, e);
-                    return new HandlerResult(
-                        action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e, ranOut);
-                }
-
-                TimeSpan delay = _backoff.Delay(attempt);
-                _events.Retrying(activity, e, _describe(work), attempt, _failures.MaxAttempts, delay);
+                long started = attempt == 1 ? firstStarted : HandlerEvents.Starting();
                 try
                 {
-                    await Task.Delay(delay, _stopping).ConfigureAwait(false);
+                    Task handling = attempt == 1 ? first : Invoke(work);
+                    if (!handling.IsCompleted)
+                    {
+                        await handling.ConfigureAwait(false);
+                    }
+
+                    handling.GetAwaiter().GetResult(); // a synchronous failure throws here
+                    Ran(work, started, completed: true);
+                    return default;
                 }
-                catch (OperationCanceledException)
+                catch (OperationCanceledException e) when (_abort.IsCancellationRequested)
                 {
-                    return new HandlerResult(HandlerOutcome.Cancelled, e); // shutting down: not committed, so read again
+                    Ran(work, started, completed: false, e);
+                    _events.Cancelled(activity, e, _describe(work));
+                    return new HandlerResult(HandlerOutcome.Cancelled, e);
+                }
+                catch (Exception e)
+                {
+                    Ran(work, started, completed: false, e);
+                    _status.HandlerFailed(attempt, e);
+                    HandlerFailureAction action = _failures.Classify?.Invoke(e) ?? HandlerFailureAction.Retry;
+                    bool ranOut = action == HandlerFailureAction.Retry && attempt >= _failures.MaxAttempts;
+                    if (ranOut)
+                    {
+                        action = _failures.WhenAttemptsRunOut;
+                    }
+
+                    if (action != HandlerFailureAction.Retry)
+                    {
+                        HandlerEvents.FailedForGood(activity, e);
+                        return new HandlerResult(
+                            action == HandlerFailureAction.DeadLetter ? HandlerOutcome.DeadLetter : HandlerOutcome.Stop, e, ranOut);
+                    }
+
+                    TimeSpan delay = _backoff.Delay(attempt);
+                    _events.Retrying(activity, e, _describe(work), attempt, _failures.MaxAttempts, delay);
+                    try
+                    {
+                        await Task.Delay(delay, _stopping).ConfigureAwait(false);
+                    }
+                    catch (OperationCanceledException)
+                    {
+                        return new HandlerResult(HandlerOutcome.Cancelled, e); // shutting down: not committed, so read again
+                    }
                 }
             }
+        }
+        finally
+        {
+            _status.HandlerEnded(records);
         }
     }
 

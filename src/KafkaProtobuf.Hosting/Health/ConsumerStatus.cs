@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
@@ -6,7 +7,10 @@ using KafkaProtobuf.Hosting.Diagnostics;
 
 namespace KafkaProtobuf.Hosting.Health;
 
-/// <summary>One consumer's state, written by its loop, read by the health check (any thread).</summary>
+/// <summary>
+/// One consumer's state, written by its loop, read by the health check and the operators' view (any thread); and the
+/// operators' requests waiting for its loop.
+/// </summary>
 internal sealed class ConsumerStatus(string name)
 {
     private readonly object _gate = new();
@@ -15,8 +19,30 @@ internal sealed class ConsumerStatus(string name)
     private int _state = (int)KafkaProtobufConsumerState.Starting;
     private int _failedAttempts;
     private int _waitingCount; // _waiting.Count, read without the gate: a record done has nothing to clear as a rule
+    // partition → why it is paused and until when, under the gate; written only when that changes
+    private readonly Dictionary<(string Topic, int Partition), (PartitionPauses Pauses, DateTimeOffset? Until)> _paused = [];
+    private int _inHandlers;
+    private LatestError? _lastError;
 
     public string Name { get; } = name;
+
+    /// <summary>The consumer's group, as it started.</summary>
+    public string? GroupId { get; private set; }
+
+    /// <summary>The topics it subscribed to, as it started.</summary>
+    public IReadOnlyList<string> Topics { get; private set; } = [];
+
+    /// <summary>Its dead-letter topic, as it started.</summary>
+    public string? DeadLetterTopic { get; private set; }
+
+    /// <summary>Requests of operators, for the loop thread.</summary>
+    public OperatorRequests Requests { get; } = new();
+
+    /// <summary>Records in handlers now.</summary>
+    public int RecordsInHandlers => Volatile.Read(ref _inHandlers);
+
+    /// <summary>The latest error met, if any.</summary>
+    public LatestError? LastError => Volatile.Read(ref _lastError);
 
     public KafkaProtobufConsumerState State => (KafkaProtobufConsumerState)Volatile.Read(ref _state);
 
@@ -57,6 +83,71 @@ internal sealed class ConsumerStatus(string name)
 
     public void Running() => Volatile.Write(ref _state, (int)KafkaProtobufConsumerState.Running);
 
+    /// <summary>What the consumer reads and where its dead letters go, as it starts.</summary>
+    public void Describe(string? groupId, IReadOnlyList<string> topics, string? deadLetterTopic)
+    {
+        GroupId = groupId;
+        Topics = topics;
+        DeadLetterTopic = deadLetterTopic;
+    }
+
+    /// <summary>An error met (made inert and cut here): the latest one is shown to operators.</summary>
+    public void Error(string what) => Volatile.Write(ref _lastError, new LatestError(BoundedText.Cut(what, 500), DateTimeOffset.UtcNow));
+
+    /// <summary><paramref name="records"/> records went into a handler.</summary>
+    public void HandlerStarted(int records) => Interlocked.Add(ref _inHandlers, records);
+
+    /// <summary><paramref name="records"/> records came out of a handler.</summary>
+    public void HandlerEnded(int records) => Interlocked.Add(ref _inHandlers, -records);
+
+    /// <summary>What pauses the partition now (<see cref="PartitionPauses.None"/>: it fetches), and until when.</summary>
+    public void Paused(string topic, int partition, PartitionPauses pauses, DateTimeOffset? until)
+    {
+        lock (_gate)
+        {
+            if (pauses == PartitionPauses.None)
+            {
+                _paused.Remove((topic, partition));
+            }
+            else
+            {
+                _paused[(topic, partition)] = (pauses, until);
+            }
+        }
+    }
+
+    /// <summary>Whether something pauses the partition.</summary>
+    public bool IsPaused(string topic, int partition)
+    {
+        lock (_gate)
+        {
+            return _paused.ContainsKey((topic, partition));
+        }
+    }
+
+    /// <summary>What pauses the partition, and until when.</summary>
+    public (PartitionPauses Pauses, DateTimeOffset? Until) PausesOf(string topic, int partition)
+    {
+        lock (_gate)
+        {
+            return _paused.TryGetValue((topic, partition), out var paused) ? paused : (PartitionPauses.None, null);
+        }
+    }
+
+    /// <summary>What the partition waits for and why, if it waits.</summary>
+    public string? WaitingOf(string topic, int partition)
+    {
+        if (Volatile.Read(ref _waitingCount) == 0)
+        {
+            return null;
+        }
+
+        lock (_gate)
+        {
+            return _waiting.TryGetValue((topic, partition), out var waiting) ? waiting.What + ": " + waiting.Why : null;
+        }
+    }
+
     public void Stopped()
     {
         Lag.Measured([]);
@@ -69,10 +160,16 @@ internal sealed class ConsumerStatus(string name)
     {
         Lag.Measured([]);
         Failure = reason;
+        Error(reason);
         Volatile.Write(ref _state, (int)KafkaProtobufConsumerState.Failed);
     }
 
-    public void HandlerFailed(int attempt) => Volatile.Write(ref _failedAttempts, attempt);
+    public void HandlerFailed(int attempt, Exception failure)
+    {
+        Volatile.Write(ref _failedAttempts, attempt);
+        string attemptText = attempt.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Error("the handler failed (attempt " + attemptText + "): " + BoundedText.Describe(failure));
+    }
 
     /// <summary>Records not yet handled, per assigned partition, as last measured.</summary>
     public ConsumerLag Lag { get; } = new(name);
@@ -95,6 +192,8 @@ internal sealed class ConsumerStatus(string name)
             _waiting[(partition.Topic, partition.Partition.Value)] = (what, why);
             Volatile.Write(ref _waitingCount, _waiting.Count);
         }
+
+        Error(PositionText.Of(partition) + ": could not " + what + ": " + why);
     }
 
     /// <summary>
@@ -138,4 +237,12 @@ internal sealed class ConsumerStatus(string name)
             Volatile.Write(ref _waitingCount, _waiting.Count);
         }
     }
+}
+
+/// <summary>An error a consumer met, made inert and cut, and when.</summary>
+internal sealed class LatestError(string text, DateTimeOffset at)
+{
+    public string Text { get; } = text;
+
+    public DateTimeOffset At { get; } = at;
 }

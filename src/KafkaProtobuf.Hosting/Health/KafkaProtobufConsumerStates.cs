@@ -11,4 +11,7 @@ internal sealed class KafkaProtobufConsumerStates
     public ConsumerStatus For(string name) => _byName.GetOrAdd(name, n => new ConsumerStatus(n));
 
     public ICollection<ConsumerStatus> All => _byName.Values;
+
+    public bool TryGet(string name, out ConsumerStatus status) =>
+        _byName.TryGetValue(name, out status!);
 }

@@ -63,6 +63,7 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
                 return;
             }
 
+            context.ApplyOperatorRequests();
             context.Pausing.ResumeDue();
             TimeSpan? wait = collector.UntilNextDue is { } left
                 ? (left < LongestConsumeWithBatchOpen ? left : LongestConsumeWithBatchOpen)

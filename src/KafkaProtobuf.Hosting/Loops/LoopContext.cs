@@ -7,6 +7,7 @@ using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Handling;
+using KafkaProtobuf.Hosting.Health;
 using KafkaProtobuf.Hosting.Retrying;
 using KafkaProtobuf.Hosting.Scheduling;
 
@@ -30,8 +31,10 @@ internal sealed class LoopContext<TKey, TValue>
         PartitionPausing pausing,
         TimeSpan readAgainDelay,
         CancellationToken stopping,
-        CancellationToken abortHandlers)
+        CancellationToken abortHandlers,
+        OperatorRequests? requests = null)
     {
+        Requests = requests ?? new OperatorRequests();
         Client = client;
         Conclusion = conclusion;
         Tracing = tracing;
@@ -43,6 +46,9 @@ internal sealed class LoopContext<TKey, TValue>
     }
 
     internal ConsumerClient<TKey, TValue> Client { get; }
+
+    /// <summary>Operators' requests (pause, resume, rewind a partition) for this loop thread to apply.</summary>
+    internal OperatorRequests Requests { get; }
 
     internal RecordConclusion<TKey, TValue> Conclusion { get; }
 
@@ -61,9 +67,55 @@ internal sealed class LoopContext<TKey, TValue>
     /// <summary>The host's shutdown timeout ran out: handlers still running are cancelled.</summary>
     internal CancellationToken AbortHandlers { get; }
 
+    /// <summary>
+    /// Applies what operators asked, between records (the loop thread alone pauses, resumes and seeks): one read when
+    /// nothing was asked.
+    /// </summary>
+    internal void ApplyOperatorRequests()
+    {
+        if (Requests.IsEmpty)
+        {
+            return;
+        }
+
+        while (Requests.TryTake(out OperatorRequest request))
+        {
+            request.Complete(Apply(request));
+        }
+    }
+
     /// <summary>The client's consume (see <see cref="ConsumerClient{TKey, TValue}.Consume"/>), until shutdown.</summary>
     internal Consumed Consume(TimeSpan? timeout, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread) =>
         Client.Consume(timeout, Stopping, out record, out unread);
+
+    private PartitionActionResult Apply(OperatorRequest request)
+    {
+        TopicPartition partition = request.Partition;
+        if (!Client.IsAssigned(partition))
+        {
+            return PartitionActionResult.NotAssigned;
+        }
+
+        switch (request.Action)
+        {
+            case OperatorAction.Pause:
+                Pausing.PauseByOperator(partition);
+                break;
+            case OperatorAction.Resume:
+                Pausing.ResumeByOperator(partition);
+                break;
+            default:
+                if (!Client.CanRewind(partition, request.Offset))
+                {
+                    return PartitionActionResult.OffsetOutOfRange;
+                }
+
+                Pausing.Rewind(new TopicPartitionOffset(partition, request.Offset));
+                break;
+        }
+
+        return PartitionActionResult.Applied;
+    }
 
     /// <summary>
     /// Partitions taken away (their records let go by the loop): what their records' copies that were not written left

@@ -65,6 +65,7 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
                 return; // a conclusion stopped the consumer
             }
 
+            context.ApplyOperatorRequests();
             context.Pausing.ResumeDue();
             TimeSpan longest = scheduler.Busy ? ParallelRecordLoop<TKey, TValue>.BusyWait : ParallelRecordLoop<TKey, TValue>.IdleWait;
             TimeSpan wait = collector.UntilNextDue is { } due && due < longest ? due : longest;
@@ -99,11 +100,11 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
             case Consumed.SchemaUnavailable:
                 // This partition reads the record again after a delay; the others go on.
                 TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
-                _scheduler.ReadAgainLater(position);
+                _scheduler.ReadAgainLater(position, PartitionPauses.SchemaUnavailable);
                 return OfferCut(position);
             case Consumed.Record when _context.Retries?.NotYetDue(record!, out TimeSpan wait) == true:
                 // A retry topic's record before its time: its partition waits, paused; the others go on.
-                _scheduler.ReadAgainLater(record!.TopicPartitionOffset, wait);
+                _scheduler.ReadAgainLater(record!.TopicPartitionOffset, PartitionPauses.RetryNotDue, wait);
                 return OfferCut(record.TopicPartitionOffset);
             case Consumed.Record:
                 ConsumeResult<TKey, TValue> view = _context.Retries?.AsOriginal(record!) ?? record!;

@@ -44,6 +44,7 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
                 return; // a conclusion stopped the consumer
             }
 
+            context.ApplyOperatorRequests();
             context.Pausing.ResumeDue();
             Consumed consumed = context.Consume(
                 scheduler.Busy ? BusyWait : IdleWait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
@@ -55,12 +56,12 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
             if (consumed == Consumed.Record && context.Retries?.NotYetDue(record!, out TimeSpan wait) == true)
             {
                 // a retry topic's record before its time: its partition waits, paused
-                scheduler.ReadAgainLater(record!.TopicPartitionOffset, wait);
+                scheduler.ReadAgainLater(record!.TopicPartitionOffset, PartitionPauses.RetryNotDue, wait);
             }
             else if (consumed == Consumed.SchemaUnavailable)
             {
                 // this partition reads it again after a delay; the others go on
-                scheduler.ReadAgainLater(unread!.ConsumerRecord.TopicPartitionOffset);
+                scheduler.ReadAgainLater(unread!.ConsumerRecord.TopicPartitionOffset, PartitionPauses.SchemaUnavailable);
             }
             else if (!Offer(consumed, record, unread))
             {

@@ -13,6 +13,9 @@ namespace KafkaProtobuf.Hosting.Loops;
 /// </summary>
 internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
 {
+    // With nothing to read, how long a consume waits before the loop looks for operators' requests again.
+    private static readonly System.TimeSpan OperatorRequestWait = System.TimeSpan.FromMilliseconds(200);
+
     private readonly LoopContext<TKey, TValue> _context;
     private readonly HandlerRunner<ConsumeResult<TKey, TValue>> _handler;
 
@@ -27,7 +30,8 @@ internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
         LoopContext<TKey, TValue> context = _context;
         while (!context.Stopping.IsCancellationRequested)
         {
-            Consumed consumed = context.Consume(null, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
+            context.ApplyOperatorRequests();
+            Consumed consumed = context.Consume(OperatorRequestWait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
             AfterConclusion after;
             switch (consumed)
             {

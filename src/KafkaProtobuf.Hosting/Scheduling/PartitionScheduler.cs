@@ -127,8 +127,8 @@ internal sealed class PartitionScheduler<TWork>
     /// after <paramref name="delay"/> (<see cref="SchedulerSettings.ReadAgainDelay"/> if null); what its lane holds
     /// came before it, and goes on.
     /// </summary>
-    public void ReadAgainLater(
-        TopicPartitionOffset record, TimeSpan? delay = null) => _pausing.PauseFor(record, delay ?? _settings.ReadAgainDelay);
+    public void ReadAgainLater(TopicPartitionOffset record, PartitionPauses reason, TimeSpan? delay = null) =>
+        _pausing.PauseFor(record, delay ?? _settings.ReadAgainDelay, reason);
 
     /// <summary>
     /// Partitions are taken away: no handler starts on their work, the running ones get up to
@@ -238,7 +238,7 @@ internal sealed class PartitionScheduler<TWork>
             }
         }
 
-        _pausing.PauseFor(record, _settings.ReadAgainDelay);
+        _pausing.PauseFor(record, _settings.ReadAgainDelay, PartitionPauses.CopyNotWritten);
     }
 
     /// <summary>Work that will not be concluded; its sequence no longer waits for it.</summary>

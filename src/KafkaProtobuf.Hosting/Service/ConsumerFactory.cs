@@ -97,9 +97,9 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 new ConclusionEvents(name, _logger, diagnostics),
                 tracing,
                 stop);
-            var pausing = new PartitionPausing(client, _options.MaxReadAheadBytes, TimeProvider.System, diagnostics);
+            var pausing = new PartitionPausing(client, _options.MaxReadAheadBytes, TimeProvider.System, diagnostics, _status);
             var context = new LoopContext<TKey, TValue>(
-                client, conclusion, tracing, retries, pausing, _options.ReadAgainDelay, _stopping, _abortHandlers);
+                client, conclusion, tracing, retries, pausing, _options.ReadAgainDelay, _stopping, _abortHandlers, _status.Requests);
             return new ConsumerParts<TKey, TValue>(client, copies, NewLoop(context));
         }
         catch

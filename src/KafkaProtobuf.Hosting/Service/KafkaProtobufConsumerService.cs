@@ -57,6 +57,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
             _registration, _options, _services, _status, _logger, _stopTaking.Token, _abortHandlers.Token);
         _parts = factory.Create(this, _diagnostics, Fail);
         _parts.Client.Subscribe(_options.SubscribedTopics());
+        _status.Describe(_options.Consumer.GroupId, _options.SubscribedTopics(), _options.DeadLetterTopic);
         _status.LagDegradedThreshold = _options.LagDegradedThreshold;
         _status.LagUnhealthyThreshold = _options.LagUnhealthyThreshold;
         ConsumerMetrics.Observe(_status.Lag);
@@ -132,6 +133,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     {
         try
         {
+            _status.Requests.Open();
             _parts!.Loop.Run();
         }
         catch (Exception e)
@@ -140,6 +142,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         }
         finally
         {
+            _status.Requests.Close();
             Close();
             _loopEnded.TrySetResult(true);
         }

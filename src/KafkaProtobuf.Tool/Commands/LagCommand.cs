@@ -10,6 +10,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Shared;
 using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;

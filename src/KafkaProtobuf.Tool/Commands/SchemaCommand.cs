@@ -9,6 +9,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Shared;
 using KafkaProtobuf.Testing;

@@ -5,8 +5,10 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.Framing;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Resolution;
 using KafkaProtobuf.Tool.Schemas;
+
 
 namespace KafkaProtobuf.Tool.Decoding;
 

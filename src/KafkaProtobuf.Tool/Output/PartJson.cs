@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Tool.Decoding;
 
 namespace KafkaProtobuf.Tool.Output;

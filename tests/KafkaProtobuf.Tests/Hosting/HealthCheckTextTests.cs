@@ -24,7 +24,7 @@ public sealed class HealthCheckTextTests
         var states = new KafkaProtobufConsumerStates();
         ConsumerStatus orders = states.For("orders");
         orders.Running();
-        orders.HandlerFailed(attempts);
+        orders.HandlerFailed(attempts, new System.InvalidOperationException("the store is down"));
 
         HealthCheckResult result = await Check(states);
 
@@ -63,7 +63,7 @@ public sealed class HealthCheckTextTests
         var states = new KafkaProtobufConsumerStates();
         ConsumerStatus orders = states.For("orders");
         orders.Running();
-        orders.HandlerFailed(3);
+        orders.HandlerFailed(3, new System.InvalidOperationException("the store is down"));
         orders.RecordDone("orders", 0);
         HealthCheckResult healthy = await Check(states);
         orders.Failed("the ledger is closed");

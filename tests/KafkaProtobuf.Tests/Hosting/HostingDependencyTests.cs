@@ -34,7 +34,7 @@ public sealed class HostingDependencyTests
 
     // Top to bottom: a layer may use the layers after it. The root's three layers are named in capitals.
     private static readonly string[] LayersTopDown =
-        ["ENTRY POINTS", "Service", "COMPOSITION", "Loops", "Work", "Conclusion", "Batching", "Scheduling", "Consuming", "Retrying", "Handling", "Health", "Diagnostics", "SURFACE"];
+        ["ENTRY POINTS", "Service", "Operations", "COMPOSITION", "Loops", "Work", "Conclusion", "Batching", "Scheduling", "Consuming", "Retrying", "Handling", "Health", "Diagnostics", "SURFACE"];
 
     private static readonly Architecture Hosting = new ArchLoader().LoadAssemblies(typeof(KafkaProtobufConsumerOptions).Assembly).Build();
 

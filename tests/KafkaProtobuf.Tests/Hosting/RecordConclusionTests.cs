@@ -49,7 +49,7 @@ public sealed class RecordConclusionTests : IDisposable
             Message = new Message<string, string> { Key = "k", Value = "v", Headers = [] },
         };
 
-        status.HandlerFailed(1); // what a record done would reset
+        status.HandlerFailed(1, new System.InvalidOperationException("failed once")); // what a record done would reset
 
         // The client never subscribed: orders [0] is not this consumer's, as after a rebalance took it away.
         AfterConclusion after = conclusion.Conclude(

@@ -6,6 +6,7 @@ using System.Text;
 using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tool.Commands;
 using KafkaProtobuf.Tool.Decoding;

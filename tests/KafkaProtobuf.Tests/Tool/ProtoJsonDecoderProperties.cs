@@ -6,6 +6,7 @@ using CsCheck;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Google.Protobuf.WellKnownTypes;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.ToolTypes;
 using KafkaProtobuf.Tool.Decoding;

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Tests.Hosting.Scheduling;
 using Xunit;
@@ -47,7 +48,7 @@ public sealed class PartitionPausingTests
     {
         var pausing = new PartitionPausing(_client, 10, _clock);
 
-        pausing.PauseFor(At(0, 5), Delay);
+        pausing.PauseFor(At(0, 5), Delay, PartitionPauses.SchemaUnavailable);
         pausing.ResumeDue();
         Assert.Equal(["pause 0"], _client.Log);
 
@@ -61,7 +62,7 @@ public sealed class PartitionPausingTests
     {
         var pausing = new PartitionPausing(_client, 10, _clock);
         pausing.Charge(P(0), 10);
-        pausing.PauseFor(At(0, 5), Delay);
+        pausing.PauseFor(At(0, 5), Delay, PartitionPauses.SchemaUnavailable);
 
         _clock.Time += Delay;
         pausing.ResumeDue();
@@ -79,9 +80,9 @@ public sealed class PartitionPausingTests
     {
         // A record consumed before the first pause took effect belongs to the old reading: it must not move the partition on.
         var pausing = new PartitionPausing(_client, 10, _clock);
-        pausing.PauseFor(At(0, first), Delay);
+        pausing.PauseFor(At(0, first), Delay, PartitionPauses.SchemaUnavailable);
         _clock.Time += TimeSpan.FromMilliseconds(500);
-        pausing.PauseFor(At(0, second), Delay);
+        pausing.PauseFor(At(0, second), Delay, PartitionPauses.SchemaUnavailable);
 
         _clock.Time += TimeSpan.FromMilliseconds(500);
         pausing.ResumeDue();
@@ -97,7 +98,7 @@ public sealed class PartitionPausingTests
     {
         // librdkafka keeps an application's pause across a rebalance: given back, the partition would stay paused.
         var pausing = new PartitionPausing(_client, 10, _clock);
-        pausing.PauseFor(At(0, 5), Delay);
+        pausing.PauseFor(At(0, 5), Delay, PartitionPauses.SchemaUnavailable);
 
         pausing.LetGo([P(0), P(1)]);
 

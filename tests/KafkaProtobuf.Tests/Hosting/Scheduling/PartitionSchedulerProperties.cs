@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Linq;
 using Confluent.Kafka;
 using CsCheck;
+using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
@@ -97,7 +98,7 @@ public sealed class PartitionSchedulerProperties
             if (fate % 11 == 0 && !harness.Resumed.Any(r => r.Partition == partition && r.ReadAgainFrom == offset))
             {
                 // Its writer's schema is unavailable (once): the partition waits, then reads it again.
-                harness.Scheduler.ReadAgainLater(new TopicPartitionOffset(SchedulerHarness.Topic, partition, offset));
+                harness.Scheduler.ReadAgainLater(new TopicPartitionOffset(SchedulerHarness.Topic, partition, offset), PartitionPauses.SchemaUnavailable);
                 return;
             }
 

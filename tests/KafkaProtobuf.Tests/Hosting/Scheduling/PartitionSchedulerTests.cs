@@ -2,6 +2,7 @@ using System;
 using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
+using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
@@ -193,7 +194,7 @@ public sealed class PartitionSchedulerTests
         TestRecord before = R(0, 0);
         harness.OfferAll(before);
 
-        harness.Scheduler.ReadAgainLater(new TopicPartitionOffset(SchedulerHarness.Topic, 0, 1));
+        harness.Scheduler.ReadAgainLater(new TopicPartitionOffset(SchedulerHarness.Topic, 0, 1), PartitionPauses.SchemaUnavailable);
         Assert.Contains(0, harness.Paused);
         harness.Complete(before);
         Assert.Equal([before], harness.Concluded);

@@ -6,6 +6,7 @@ using System.Text.Json;
 using CsCheck;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Tool.Decoding;
 using Xunit;

@@ -1,9 +1,9 @@
 using System;
 
-namespace KafkaProtobuf.Tool.Decoding;
+namespace KafkaProtobuf.Decoding;
 
 /// <summary>A payload that is not a valid Protobuf encoding of its message type, with the byte offset where it fails.</summary>
-public sealed class PayloadDecodeException : Exception
+internal sealed class PayloadDecodeException : Exception
 {
     /// <summary>Creates the exception.</summary>
     /// <param name="reason">What is wrong.</param>

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using KafkaProtobuf.Descriptors;
 using KafkaProtobuf.Framing;
 
-namespace KafkaProtobuf.Tool.Decoding;
+namespace KafkaProtobuf.Decoding;
 
 /// <summary>One field occurrence on the wire: its number, wire type, and value (a varint or fixed value, or a slice).</summary>
 internal readonly record struct WireField(int Number, WireType Type, ulong Scalar, int Start, int Length, int Position);

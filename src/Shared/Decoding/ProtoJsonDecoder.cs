@@ -11,7 +11,7 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf.Descriptors;
 using KafkaProtobuf.Framing;
 
-namespace KafkaProtobuf.Tool.Decoding;
+namespace KafkaProtobuf.Decoding;
 
 /// <summary>
 /// Decodes a Protobuf encoding to the proto3 JSON mapping from a descriptor alone (no generated class): JSON names,
@@ -20,7 +20,7 @@ namespace KafkaProtobuf.Tool.Decoding;
 /// Field order and presence follow Google.Protobuf's <c>JsonFormatter</c>, so known fields print as it prints them;
 /// unknown fields, which it drops, are kept under <c>"@unknown"</c> by field number.
 /// </summary>
-public sealed class ProtoJsonDecoder
+internal sealed class ProtoJsonDecoder
 {
     /// <summary>The tool's JSON: readable text (no escaping of non-ASCII), one line or indented.</summary>
     internal static readonly JsonWriterOptions Compact = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };

@@ -8,7 +8,7 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf.Descriptors;
 using KafkaProtobuf.Framing;
 
-namespace KafkaProtobuf.Tool.Decoding;
+namespace KafkaProtobuf.Decoding;
 
 /// <summary>
 /// The proto3 JSON forms of Google's well-known types, as Google.Protobuf's <c>JsonFormatter</c> writes them: Timestamp

@@ -1,0 +1,129 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Confluent.Kafka;
+using Google.Protobuf;
+using Google.Protobuf.Reflection;
+
+namespace KafkaProtobuf.AspNetCore;
+
+/// <summary>
+/// What the operations page (<c>MapKafkaProtobufOperations</c>) lets whom see and do, and where it reads dead letters
+/// and writer's schemas from.
+/// </summary>
+public sealed class KafkaProtobufOperationsOptions
+{
+    /// <summary>
+    /// The authorization policy a user needs to see the page and read its API. Required, unless
+    /// <see cref="AllowAnonymousOnLoopback"/>: the page is never mapped for anyone by accident.
+    /// </summary>
+    public string? ReadPolicy { get; set; }
+
+    /// <summary>
+    /// The authorization policy a user needs to act (redrive, pause, resume, rewind), on top of <see cref="ReadPolicy"/>.
+    /// Unset: the page is read-only (its acting endpoints are not mapped), unless <see cref="AllowAnonymousOnLoopback"/>.
+    /// </summary>
+    public string? ActPolicy { get; set; }
+
+    /// <summary>
+    /// With no policies set: serve the page, acting included, to anyone connecting from this machine (127.0.0.1 or
+    /// ::1), and 403 to every other address. For development and samples; a policy, when set, applies instead.
+    /// </summary>
+    public bool AllowAnonymousOnLoopback { get; set; }
+
+    /// <summary>
+    /// The Kafka client settings the page reads dead letters and redrives with (bootstrap servers, security). Unset:
+    /// the page shows no dead letters. Never shown in any response.
+    /// </summary>
+    public ClientConfig? Kafka { get; set; }
+
+    /// <summary>
+    /// Dead-letter topics to show besides those of this process's hosted consumers (each consumer's
+    /// <c>DeadLetterTopic</c> is shown anyway).
+    /// </summary>
+    public IList<string> DeadLetterTopics { get; } = new List<string>();
+
+    /// <summary>
+    /// Where the writer's schema of a dead letter comes from, by its schema id: a <c>RegistryClient</c> of
+    /// KafkaProtobuf.SchemaRegistry, or any <see cref="ISchemaFileSource"/>. Unset: <see cref="SchemaFiles"/>.
+    /// </summary>
+    public ISchemaFileSource? Schemas { get; set; }
+
+    /// <summary>
+    /// Without <see cref="Schemas"/>: the file every dead letter is read against (the last one given, with the ones
+    /// before it for the types it imports), e.g. your generated <c>ShopReflection.Descriptor</c>, or a descriptor set's
+    /// (<see cref="AddDescriptorSet"/>). Neither: values are shown framed but not decoded.
+    /// </summary>
+    public IList<FileDescriptor> SchemaFiles { get; } = new List<FileDescriptor>();
+
+    /// <summary>Dead letters per page (1 to 500); default 50.</summary>
+    public int RecordsPerPage { get; set; } = 50;
+
+    /// <summary>
+    /// Above this many characters a decoded value (or a key, a header) is shown cut, with its size; default 32,768.
+    /// Its raw bytes stay a click away.
+    /// </summary>
+    public int MaxShownChars { get; set; } = 32_768;
+
+    /// <summary>The most raw bytes one request returns of a key or value; default 1 MiB.</summary>
+    public int MaxRawBytes { get; set; } = 1 << 20;
+
+    /// <summary>Adds the files of <c>protoc --include_imports --descriptor_set_out=FILE</c> to <see cref="SchemaFiles"/>.</summary>
+    /// <param name="path">The descriptor set's path.</param>
+    /// <returns>These options.</returns>
+    /// <exception cref="IOException">The file cannot be read.</exception>
+    /// <exception cref="InvalidDataException">The file holds no descriptors.</exception>
+    /// <exception cref="InvalidProtocolBufferException">The file is not a descriptor set.</exception>
+    public KafkaProtobufOperationsOptions AddDescriptorSet(string path)
+    {
+        if (string.IsNullOrEmpty(path))
+        {
+            throw new ArgumentException("A descriptor set's path is needed.", nameof(path));
+        }
+
+        FileDescriptorSet set = FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(path));
+        if (set.File.Count == 0)
+        {
+            throw new InvalidDataException(path + " holds no files: write it with protoc --include_imports --descriptor_set_out");
+        }
+
+        foreach (FileDescriptor file in FileDescriptor.BuildFromByteStrings(set.File.Select(f => f.ToByteString())))
+        {
+            SchemaFiles.Add(file);
+        }
+
+        return this;
+    }
+
+    /// <summary>Refuses settings the page cannot work with, saying which.</summary>
+    internal void Validate()
+    {
+        if (ReadPolicy is null && !AllowAnonymousOnLoopback)
+        {
+            throw new InvalidOperationException(
+                "The KafkaProtobuf operations page needs an authorization policy to read (ReadPolicy), and one to act (ActPolicy) if it may act; "
+                + "or, for development, AllowAnonymousOnLoopback = true to serve it to this machine only. It was not mapped.");
+        }
+
+        if (RecordsPerPage is < 1 or > 500)
+        {
+            throw new InvalidOperationException("RecordsPerPage must be 1 to 500 (it was " + RecordsPerPage + ").");
+        }
+
+        if (MaxShownChars < 256)
+        {
+            throw new InvalidOperationException("MaxShownChars must be at least 256 (it was " + MaxShownChars + ").");
+        }
+
+        if (MaxRawBytes < 1)
+        {
+            throw new InvalidOperationException("MaxRawBytes must be at least 1 (it was " + MaxRawBytes + ").");
+        }
+
+        if (DeadLetterTopics.Any(string.IsNullOrWhiteSpace))
+        {
+            throw new InvalidOperationException("A dead-letter topic's name is empty.");
+        }
+    }
+}

@@ -1,0 +1,110 @@
+using System;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Http.Json;
+using System.Text.Json.Nodes;
+using System.Threading.Tasks;
+using Confluent.Kafka;
+using KafkaProtobuf.AspNetCore.Security;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Routing;
+using Xunit;
+
+namespace KafkaProtobuf.AspNetCore.Tests;
+
+/// <summary>How the page is mapped: never without a policy by accident, loopback-only when asked, read-only without an act policy.</summary>
+[Collection(PageTests.Name)]
+public sealed class MappingTests(PageApp app)
+{
+    [Fact]
+    public void WithoutAPolicy_ThePageIsNotMapped_AndTheErrorSaysWhatToSet()
+    {
+        var thrown = Assert.Throws<InvalidOperationException>(() => app.Build(_ => { }, withConsumer: false));
+        Assert.Contains("ReadPolicy", thrown.Message, StringComparison.Ordinal);
+        Assert.Contains("AllowAnonymousOnLoopback", thrown.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(0, 32_768, 1, " ")]
+    [InlineData(501, 32_768, 1, "dlq")]
+    [InlineData(50, 100, 1, "dlq")]
+    [InlineData(50, 32_768, 0, "dlq")]
+    [InlineData(50, 32_768, 1, "")]
+    public void AnOptionOutOfRange_IsRefusedAtStartUp(int recordsPerPage, int maxShownChars, int maxRawBytes, string topic)
+    {
+        Assert.Throws<InvalidOperationException>(() => app.Build(
+            page =>
+            {
+                page.ReadPolicy = "kafka-read";
+                page.RecordsPerPage = recordsPerPage;
+                page.MaxShownChars = maxShownChars;
+                page.MaxRawBytes = maxRawBytes;
+                page.DeadLetterTopics.Add(topic);
+            },
+            withConsumer: false));
+    }
+
+    [Fact]
+    public void BadArguments_AreArgumentExceptions()
+    {
+        Assert.Throws<ArgumentNullException>(() => ((IEndpointRouteBuilder)null!).MapKafkaProtobufOperations("/kafka", _ => { }));
+        WebApplication bare = WebApplication.CreateBuilder().Build();
+        Assert.Throws<ArgumentException>(() => bare.MapKafkaProtobufOperations(" ", _ => { }));
+        Assert.Throws<ArgumentNullException>(() => bare.MapKafkaProtobufOperations("/kafka", null!));
+        Assert.Throws<ArgumentException>(() => new KafkaProtobufOperationsOptions().AddDescriptorSet(string.Empty));
+        Assert.ThrowsAny<System.IO.IOException>(() => new KafkaProtobufOperationsOptions().AddDescriptorSet("/no/such/set.pb"));
+    }
+
+    [Fact]
+    public void ActingWithoutAntiforgery_IsRefusedAtStartUp()
+    {
+        WebApplication bare = WebApplication.CreateBuilder().Build(); // no AddAntiforgery
+        var thrown = Assert.Throws<InvalidOperationException>(() => bare.MapKafkaProtobufOperations("/kafka", page => page.AllowAnonymousOnLoopback = true));
+        Assert.Contains("AddAntiforgery", thrown.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task LoopbackOnly_ServesThisMachineAnonymously_AndRefusesOtherAddresses()
+    {
+        await using WebApplication local = app.Build(
+            page =>
+            {
+                page.AllowAnonymousOnLoopback = true;
+                page.Kafka = new ClientConfig { BootstrapServers = app.Cluster.BootstrapServers };
+            },
+            withConsumer: false);
+        await local.StartAsync().WaitAsync(PageApp.Timeout);
+        using var http = new HttpClient { BaseAddress = new Uri(local.Urls.Single() + "/kafka/"), Timeout = PageApp.Timeout };
+        JsonNode session = (await http.GetFromJsonAsync<JsonNode>("api/session"))!;
+        Assert.True((bool)session["canAct"]!);
+        Assert.StartsWith("anonymous on 127.0.0.1", (string)session["user"]!, StringComparison.Ordinal);
+        Assert.Equal(HttpStatusCode.OK, (await http.GetAsync(string.Empty)).StatusCode);
+        await local.StopAsync().WaitAsync(PageApp.Timeout);
+
+        var access = new Access(new KafkaProtobufOperationsOptions { AllowAnonymousOnLoopback = true }, authorization: null);
+        var remote = new DefaultHttpContext();
+        remote.Connection.RemoteIpAddress = IPAddress.Parse("10.1.2.3");
+        Assert.True(access.Refused(remote));
+        remote.Connection.RemoteIpAddress = IPAddress.IPv6Loopback;
+        Assert.False(access.Refused(remote));
+        Assert.False(new Access(new KafkaProtobufOperationsOptions { ReadPolicy = "kafka-read", AllowAnonymousOnLoopback = true }, null).Refused(new DefaultHttpContext()));
+    }
+
+    [Fact]
+    public async Task WithAReadPolicyAndNoActPolicy_ThePageIsReadOnly_ItsActsNotMapped()
+    {
+        await using WebApplication readOnly = app.Build(page => page.ReadPolicy = "kafka-read", withConsumer: false);
+        await readOnly.StartAsync().WaitAsync(PageApp.Timeout);
+        using var http = new HttpClient { BaseAddress = new Uri(readOnly.Urls.Single() + "/kafka/"), Timeout = PageApp.Timeout };
+        http.DefaultRequestHeaders.Add(HeaderAuthentication.UserHeader, PageApp.Operator);
+        http.DefaultRequestHeaders.Add(HeaderAuthentication.RolesHeader, "operator");
+        JsonNode session = (await http.GetFromJsonAsync<JsonNode>("api/session"))!;
+        Assert.False((bool)session["canAct"]!);
+        Assert.False((bool)session["deadLettersReadable"]!);
+        HttpResponseMessage pause = await http.PostAsJsonAsync("api/consumers/orders/pause", new { topic = "orders", partition = 0 });
+        Assert.True(pause.StatusCode is HttpStatusCode.NotFound or HttpStatusCode.MethodNotAllowed, pause.StatusCode.ToString());
+        await readOnly.StopAsync().WaitAsync(PageApp.Timeout);
+    }
+}
