@@ -48,6 +48,7 @@ public sealed class PackageAloneTests(PackedPackages packages)
 
         using var cluster = EmbeddedKafkaCluster.Start();
         cluster.CreateTopic("alone", 1);
+        cluster.CreateTopic("alone.dlq", 1); // the operations page's template dead-letters a record
         using var registry = InProcessSchemaRegistry.Start();
         string output = DotNet.Dotnet($"run -c Release -- {cluster.BootstrapServers} alone {registry.Url}", project, TimeSpan.FromMinutes(5));
 

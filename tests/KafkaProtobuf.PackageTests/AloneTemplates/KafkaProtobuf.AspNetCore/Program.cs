@@ -4,17 +4,12 @@
 using System.Net.Http.Json;
 using System.Text.Json.Nodes;
 using Confluent.Kafka;
-using Confluent.Kafka.Admin;
 using Google.Protobuf.WellKnownTypes;
 using KafkaProtobuf.Hosting;
 
 string bootstrapServers = args[0];
 string topic = args[1];
-string deadLetters = topic + ".dlq";
-using (IAdminClient admin = new AdminClientBuilder(new AdminClientConfig { BootstrapServers = bootstrapServers }).Build())
-{
-    await admin.CreateTopicsAsync([new TopicSpecification { Name = deadLetters, NumPartitions = 1, ReplicationFactor = 1 }]);
-}
+string deadLetters = topic + ".dlq"; // created by the test, as the embedded cluster has no controller for an admin client
 
 WebApplicationBuilder builder = WebApplication.CreateBuilder();
 builder.WebHost.UseUrls("http://127.0.0.1:0");
