@@ -93,6 +93,36 @@ public sealed class MappingTests(PageApp app)
     }
 
     [Fact]
+    public async Task NoResponse_CarriesTheKafkaSettingsOrTheRegistrysAddress()
+    {
+        const string password = "hunter2-sasl-secret";
+        await using WebApplication secretive = app.Build(
+            page =>
+            {
+                page.ReadPolicy = "kafka-read";
+                page.ActPolicy = "kafka-act";
+                page.Kafka = new ClientConfig { BootstrapServers = app.Cluster.BootstrapServers, SaslUsername = "svc-orders", SaslPassword = password };
+                page.Schemas = app.Client;
+                page.DeadLetterTopics.Add(PageApp.DeadLetterTopic);
+            },
+            withConsumer: false);
+        await secretive.StartAsync().WaitAsync(PageApp.Timeout);
+        using var http = new HttpClient { BaseAddress = new Uri(secretive.Urls.Single() + "/kafka/"), Timeout = PageApp.Timeout };
+        http.DefaultRequestHeaders.Add(HeaderAuthentication.UserHeader, PageApp.Operator);
+        http.DefaultRequestHeaders.Add(HeaderAuthentication.RolesHeader, "operator");
+        foreach (string path in new[] { "api/session", "api/consumers", "api/redrive/runs", "api/dead-letters/" + PageApp.DeadLetterTopic, "api/dead-letters/no-such-topic", string.Empty, "app.js" })
+        {
+            string body = await (await http.GetAsync(path)).Content.ReadAsStringAsync();
+            Assert.DoesNotContain(password, body, StringComparison.Ordinal);
+            Assert.DoesNotContain("svc-orders", body, StringComparison.Ordinal);
+            Assert.DoesNotContain(app.Cluster.BootstrapServers.Split(',')[0], body, StringComparison.Ordinal);
+            Assert.DoesNotContain(app.Registry.Url, body, StringComparison.Ordinal);
+        }
+
+        await secretive.StopAsync().WaitAsync(PageApp.Timeout);
+    }
+
+    [Fact]
     public async Task WithAReadPolicyAndNoActPolicy_ThePageIsReadOnly_ItsActsNotMapped()
     {
         await using WebApplication readOnly = app.Build(page => page.ReadPolicy = "kafka-read", withConsumer: false);
