@@ -28,6 +28,7 @@ internal sealed class LagMeter<TKey, TValue>(
     // Partitions whose committed offset was asked (once per assignment): timer thread only.
     private readonly HashSet<(string Topic, int Partition)> _askedCommitted = [];
     private Timer? _timer;
+    private int _measuring; // 1 while a measurement runs: a slow broker must not let the timer's callbacks overlap
 
     /// <summary>Starts measuring <paramref name="consumer"/>'s partitions (before one is assigned there is nothing to measure).</summary>
     public void Start(IConsumer<TKey, TValue> consumer)
@@ -89,6 +90,23 @@ internal sealed class LagMeter<TKey, TValue>(
     }
 
     private void Measure(IConsumer<TKey, TValue> consumer)
+    {
+        if (Interlocked.Exchange(ref _measuring, 1) == 1)
+        {
+            return; // the last one still waits for the broker (committed offsets, a paused partition's end)
+        }
+
+        try
+        {
+            MeasureOnce(consumer);
+        }
+        finally
+        {
+            Volatile.Write(ref _measuring, 0);
+        }
+    }
+
+    private void MeasureOnce(IConsumer<TKey, TValue> consumer)
     {
         var measured = new List<PartitionLag>();
         string? memberId;
