@@ -5,6 +5,7 @@ using System.Linq;
 using Confluent.Kafka;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Decoding;
 
 namespace KafkaProtobuf.AspNetCore;
 
@@ -82,13 +83,7 @@ public sealed class KafkaProtobufOperationsOptions
             throw new ArgumentException("A descriptor set's path is needed.", nameof(path));
         }
 
-        FileDescriptorSet set = FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(path));
-        if (set.File.Count == 0)
-        {
-            throw new InvalidDataException(path + " holds no files: write it with protoc --include_imports --descriptor_set_out");
-        }
-
-        foreach (FileDescriptor file in FileDescriptor.BuildFromByteStrings(set.File.Select(f => f.ToByteString())))
+        foreach (FileDescriptor file in DescriptorSetFile.Read(path))
         {
             SchemaFiles.Add(file);
         }

@@ -143,7 +143,7 @@ internal sealed class DeadLetterViews(RecordDecoder decoder, int maxShownChars)
         for (int i = 0; i < json.Length; i++)
         {
             char c = json[i];
-            if (IsBidi(c) || (c >= '\u007f' && c <= '\u009f') || c is '\u2028' or '\u2029' || (c < ' ' && c is not '\n' and not '\r' and not '\t'))
+            if ((BoundedText.IsControl(c) && c is not '\n' and not '\r' and not '\t') || BoundedText.IsBidiControl(c) || c is '\u2028' or '\u2029')
             {
                 inert ??= new StringBuilder(json, 0, i, json.Length + 16);
                 inert.Append("\\u").Append(((int)c).ToString("x4", System.Globalization.CultureInfo.InvariantCulture));
@@ -156,8 +156,6 @@ internal sealed class DeadLetterViews(RecordDecoder decoder, int maxShownChars)
 
         return inert?.ToString() ?? json;
     }
-
-    private static bool IsBidi(char c) => c is (>= '\u202a' and <= '\u202e') or (>= '\u2066' and <= '\u2069') or '\u200e' or '\u200f' or '\u061c';
 
     private static string? LastHeader(ConsumeResult<byte[], byte[]> record, string name) =>
         record.Message.Headers?.Where(h => h.Key == name).Select(h => AsText(h.GetValueBytes())).LastOrDefault();

@@ -135,7 +135,7 @@ internal sealed class OperationsApi(
         }
         catch (KafkaException e)
         {
-            await Error(context, 503, "Kafka did not answer: " + BoundedText.Cut(e.Error.Reason, 500)).ConfigureAwait(false);
+            await KafkaDidNotAnswer(context, e).ConfigureAwait(false);
         }
     }
 
@@ -167,7 +167,7 @@ internal sealed class OperationsApi(
         }
         catch (KafkaException e)
         {
-            await Error(context, 503, "Kafka did not answer: " + BoundedText.Cut(e.Error.Reason, 500)).ConfigureAwait(false);
+            await KafkaDidNotAnswer(context, e).ConfigureAwait(false);
         }
     }
 
@@ -206,7 +206,7 @@ internal sealed class OperationsApi(
         }
         catch (KafkaException e)
         {
-            await Error(context, 503, "Kafka did not answer: " + BoundedText.Cut(e.Error.Reason, 500)).ConfigureAwait(false);
+            await KafkaDidNotAnswer(context, e).ConfigureAwait(false);
         }
     }
 
@@ -346,6 +346,10 @@ internal sealed class OperationsApi(
             return null;
         }
     }
+
+    /// <summary>Kafka failed (a dependency, never a record's fault): 503 with librdkafka's reason, cut.</summary>
+    private static Task KafkaDidNotAnswer(HttpContext context, KafkaException e) =>
+        Error(context, 503, "Kafka did not answer: " + BoundedText.Cut(e.Error.Reason, 500));
 
     internal static Task Error(HttpContext context, int status, string error) =>
         Write(context, status, new ErrorView { Error = error }, OperationsJson.Default.ErrorView);

@@ -117,13 +117,7 @@ internal sealed class ConsumerStatus(string name)
     }
 
     /// <summary>Whether something pauses the partition.</summary>
-    public bool IsPaused(string topic, int partition)
-    {
-        lock (_gate)
-        {
-            return _paused.ContainsKey((topic, partition));
-        }
-    }
+    public bool IsPaused(string topic, int partition) => PausesOf(topic, partition).Pauses != PartitionPauses.None;
 
     /// <summary>What pauses the partition, and until when.</summary>
     public (PartitionPauses Pauses, DateTimeOffset? Until) PausesOf(string topic, int partition)

@@ -5,6 +5,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using KafkaProtobuf.Decoding;
 
 namespace KafkaProtobuf.Tool.Schemas;
 
@@ -21,13 +22,7 @@ internal sealed class DescriptorSetSource : ISchemaFileSource
     /// <exception cref="InvalidProtocolBufferException">The file is not a descriptor set.</exception>
     public DescriptorSetSource(string path, string? fileName)
     {
-        var set = FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(path));
-        if (set.File.Count == 0)
-        {
-            throw new InvalidDataException($"{path} holds no files: write it with protoc --include_imports --descriptor_set_out");
-        }
-
-        IReadOnlyList<FileDescriptor> files = FileDescriptor.BuildFromByteStrings(set.File.Select(f => f.ToByteString()));
+        IReadOnlyList<FileDescriptor> files = DescriptorSetFile.Read(path);
         _file = fileName is null
             ? files[^1]
             : files.FirstOrDefault(f => f.Name == fileName)
