@@ -8,7 +8,6 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tool.Commands;
-using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 using KafkaProtobuf.Tool.Schemas;
 using Vectors.Telemetry.V1;
@@ -49,16 +48,18 @@ public static class ToolHarness
     }.ToByteString()])[2];
 
     // Odd ids are telemetry.proto, even ones the self-nesting node.proto; the reader as the tool's defaults make it.
-    private static readonly PartDecoder Decoder = new(
-        new WriterSchemaLookup(new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? Node : TelemetryReflection.Descriptor), null, "the fuzzer"),
-        new FrameReader(new FramingOptions()));
+    private static readonly RecordParts Parts = new(
+        new WriterSchemaDecoder(new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? Node : TelemetryReflection.Descriptor)), null, MessageIndexOrder.RootFirst);
+
+    private static readonly RecordParts IndentedParts = new(
+        new WriterSchemaDecoder(new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? Node : TelemetryReflection.Descriptor), new WriterSchemaDecoderOptions { Indented = true }), null, MessageIndexOrder.RootFirst);
 
     public static void Check(ReadOnlySpan<byte> input)
     {
         Harness.Record record = Harness.Decode(input);
-        DecodedPart part = Decoder.DecodeAsync(record.Data, record.Context, (record.Options & 0x20) != 0, CancellationToken.None).GetAwaiter().GetResult();
+        ShownPart part = ((record.Options & 0x20) != 0 ? IndentedParts : Parts).DecodeAsync(record.Data, record.Context, null, CancellationToken.None).GetAwaiter().GetResult();
         var buffer = new ArrayBufferWriter<byte>();
-        using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
+        using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
         {
             PartJson.Write(writer, part, record.Data);
         }

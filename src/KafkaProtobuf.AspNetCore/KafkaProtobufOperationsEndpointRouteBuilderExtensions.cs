@@ -6,6 +6,8 @@ using KafkaProtobuf.AspNetCore.DeadLetters;
 using KafkaProtobuf.AspNetCore.Endpoints;
 using KafkaProtobuf.AspNetCore.Redrive;
 using KafkaProtobuf.AspNetCore.Security;
+using KafkaProtobuf.Decoding;
+using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Hosting.Operations;
 using Microsoft.AspNetCore.Antiforgery;
 using Microsoft.AspNetCore.Authorization;
@@ -73,10 +75,10 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
 
         ILogger logger = services.GetService<ILoggerFactory>()?.CreateLogger("KafkaProtobuf.AspNetCore.OperationsPage") ?? NullLogger.Instance;
         IHostApplicationLifetime? lifetime = services.GetService<IHostApplicationLifetime>();
-        DeadLetterReader? reader = options.Kafka is null ? null : new DeadLetterReader(options.Kafka);
+        DeadLetterTopicReader? reader = options.Kafka is null ? null : new DeadLetterTopicReader(options.Kafka);
         lifetime?.ApplicationStopped.Register(() => reader?.Dispose());
-        ISchemaFileSource? schemaSource = options.Schemas ?? (options.SchemaFiles.Count > 0 ? new SchemaFilesSource(options.SchemaFiles) : null);
-        var views = new DeadLetterViews(new RecordDecoder(schemaSource), options.MaxShownChars);
+        ISchemaFileSource? schemaSource = options.Schemas ?? (options.SchemaFiles.Count > 0 ? new SingleFileSchemaSource(options.SchemaFiles[options.SchemaFiles.Count - 1]) : null);
+        var views = new DeadLetterViews(new WriterSchemaDecoder(schemaSource, new WriterSchemaDecoderOptions { Indented = true }), options.MaxShownChars);
         RedriveRuns? runs = options.Kafka is null ? null : new RedriveRuns(options.Kafka, logger, TimeProvider.System, lifetime?.ApplicationStopping ?? default);
         var api = new OperationsApi(
             options,
@@ -138,7 +140,7 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
         SecurityHeaders.Apply(context, cacheable);
         if (access.Refused(context))
         {
-            return OperationsApi.Error(context, 403, "This page serves this machine only (AllowAnonymousOnLoopback).");
+            return OperationsApi.Error(context, 403, "This page serves this machine only (AllowAnonymousOnLoopback), by the name localhost or a loopback address (or one of AllowedHosts).");
         }
 
         return handler(context);

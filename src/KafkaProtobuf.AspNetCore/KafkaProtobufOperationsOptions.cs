@@ -29,9 +29,20 @@ public sealed class KafkaProtobufOperationsOptions
 
     /// <summary>
     /// With no policies set: serve the page, acting included, to anyone connecting from this machine (127.0.0.1 or
-    /// ::1), and 403 to every other address. For development and samples; a policy, when set, applies instead.
+    /// ::1) by the name <c>localhost</c> or a loopback address, and 403 to every other address and to a request whose
+    /// <c>Host</c> names anything else (a web page on a domain that rebinds its name to 127.0.0.1 must not read or act
+    /// through the operator's browser): <see cref="AllowedHosts"/> names more. For development and samples; a policy,
+    /// when set, applies instead (and the application's own host filtering, <c>AllowedHosts</c> in its settings,
+    /// guards its names).
     /// </summary>
     public bool AllowAnonymousOnLoopback { get; set; }
+
+    /// <summary>
+    /// With <see cref="AllowAnonymousOnLoopback"/>: host names besides <c>localhost</c> and loopback addresses that a
+    /// request's <c>Host</c> may name (without a port, compared without regard to case), e.g. this machine's own name.
+    /// Name only names that resolve to this machine and nothing else.
+    /// </summary>
+    public IList<string> AllowedHosts { get; } = new List<string>();
 
     /// <summary>
     /// The Kafka client settings the page reads dead letters and redrives with (bootstrap servers, security). Unset:
@@ -76,13 +87,9 @@ public sealed class KafkaProtobufOperationsOptions
     /// <exception cref="IOException">The file cannot be read.</exception>
     /// <exception cref="InvalidDataException">The file holds no descriptors.</exception>
     /// <exception cref="InvalidProtocolBufferException">The file is not a descriptor set.</exception>
+    /// <exception cref="ArgumentException">The path is empty, or the set's files do not build (an import missing from it).</exception>
     public KafkaProtobufOperationsOptions AddDescriptorSet(string path)
     {
-        if (string.IsNullOrEmpty(path))
-        {
-            throw new ArgumentException("A descriptor set's path is needed.", nameof(path));
-        }
-
         foreach (FileDescriptor file in DescriptorSetFile.Read(path))
         {
             SchemaFiles.Add(file);
@@ -114,6 +121,11 @@ public sealed class KafkaProtobufOperationsOptions
         if (MaxRawBytes < 1)
         {
             throw new InvalidOperationException("MaxRawBytes must be at least 1 (it was " + MaxRawBytes + ").");
+        }
+
+        if (AllowedHosts.Any(h => string.IsNullOrWhiteSpace(h) || h.Contains(':', StringComparison.Ordinal) || h.Contains('*', StringComparison.Ordinal)))
+        {
+            throw new InvalidOperationException("AllowedHosts holds a name that is empty, has a port or a wildcard: give host names only (e.g. \"devbox.local\").");
         }
 
         if (DeadLetterTopics.Any(string.IsNullOrWhiteSpace))

@@ -10,6 +10,7 @@ using System.Text.Json.Nodes;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Tests.Shared;
 using Shop.V1;
 using Xunit;
 
@@ -256,6 +257,53 @@ public sealed class ApiTests(PageApp app)
         Assert.Contains("already redriven", await second.Content.ReadAsStringAsync(), StringComparison.Ordinal);
         HttpResponseMessage unknown = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId = "no-such-plan" });
         Assert.Equal(HttpStatusCode.Conflict, unknown.StatusCode);
+    }
+
+    [Fact]
+    public async Task ARecordWhoseOwnHeadersNameAnotherSource_IsShownAndRedrivenByItsRealSource()
+    {
+        app.Cluster.CreateTopic(ForgedSourceRecord.ForgedTopic, 1);
+        string key = "forged-" + Guid.NewGuid().ToString("N");
+        app.Refused[key] = true;
+        app.Produce(PageApp.Topic, new Message<string, byte[]> { Key = key, Value = app.Serialize(new OrderPlaced { OrderId = key }), Headers = ForgedSourceRecord.Headers() });
+
+        using HttpClient operatorClient = app.HttpClientFor(PageApp.Operator, "operator");
+        JsonNode record = await DeadLetterWithKey(operatorClient, PageApp.DeadLetterTopic, key);
+        Assert.Equal(PageApp.Topic, (string?)record["sourceTopic"]);
+        int partition = (int)record["sourcePartition"]!;
+        long offset = (long)record["sourceOffset"]!;
+        Assert.NotEqual(7, partition);
+        Assert.Equal(typeof(OrderRefusedException).FullName, (string?)record.Parent!.Parent!["code"]);
+
+        await SignForActs(operatorClient);
+        JsonNode plan = (await (await operatorClient.PostAsJsonAsync("api/redrive/dry-run", new { topic = PageApp.DeadLetterTopic, key })).Content.ReadFromJsonAsync<JsonNode>())!;
+        Assert.Equal(1, (long)plan["wouldWrite"]!);
+        JsonNode item = plan["items"]!.AsArray().Single()!;
+        Assert.Equal(PageApp.Topic + " [" + partition + "] @" + offset, (string?)item["source"]);
+        Assert.Equal("would write", (string?)item["outcome"]);
+
+        app.Refused.TryRemove(key, out _); // the handler fixed
+        string[] topics = [PageApp.Topic, PageApp.DeadLetterTopic, ForgedSourceRecord.ForgedTopic];
+        var before = ForgedSourceRecord.Counts(app.Cluster.BootstrapServers, topics);
+        HttpResponseMessage started = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId = (string)plan["planId"]! });
+        Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
+        string runId = (string)(await started.Content.ReadFromJsonAsync<JsonNode>())!["id"]!;
+        JsonNode? run = null;
+        await PageApp.Until(
+            async () =>
+            {
+                run = (await GetJson(operatorClient, "api/redrive/runs"))["runs"]!.AsArray().Single(r => (string?)r!["id"] == runId);
+                return (string?)run!["state"] != "running";
+            },
+            "the redrive to end");
+        Assert.Equal("completed", (string?)run!["state"]);
+        Assert.Equal(1, (long)run["written"]!);
+        await PageApp.Until(() => app.Handled.Any(r => r.Message.Key == key), "the redriven record handled");
+
+        var after = ForgedSourceRecord.Counts(app.Cluster.BootstrapServers, topics);
+        Assert.True(
+            after[PageApp.Topic] == before[PageApp.Topic] + 1 && after[PageApp.DeadLetterTopic] == before[PageApp.DeadLetterTopic] && after[ForgedSourceRecord.ForgedTopic] == 0,
+            "before: " + ForgedSourceRecord.Describe(before) + "; after: " + ForgedSourceRecord.Describe(after));
     }
 
     private Message<string, byte[]> Order(string key, int i) =>

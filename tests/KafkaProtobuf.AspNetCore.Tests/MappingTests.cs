@@ -85,11 +85,93 @@ public sealed class MappingTests(PageApp app)
 
         var access = new Access(new KafkaProtobufOperationsOptions { AllowAnonymousOnLoopback = true }, authorization: null);
         var remote = new DefaultHttpContext();
+        remote.Request.Host = new HostString("localhost");
         remote.Connection.RemoteIpAddress = IPAddress.Parse("10.1.2.3");
         Assert.True(access.Refused(remote));
         remote.Connection.RemoteIpAddress = IPAddress.IPv6Loopback;
         Assert.False(access.Refused(remote));
         Assert.False(new Access(new KafkaProtobufOperationsOptions { ReadPolicy = "kafka-read", AllowAnonymousOnLoopback = true }, null).Refused(new DefaultHttpContext()));
+    }
+
+    [Fact]
+    public async Task LoopbackOnly_RefusesEveryReadAndAct_ThatNamesAForeignHost_AndServesLocalhostAndTheAllowedNames()
+    {
+        await using WebApplication local = app.Build(
+            page =>
+            {
+                page.AllowAnonymousOnLoopback = true;
+                page.AllowedHosts.Add("devbox.local");
+                page.Kafka = new ClientConfig { BootstrapServers = app.Cluster.BootstrapServers };
+                page.DeadLetterTopics.Add(PageApp.DeadLetterTopic);
+            },
+            withConsumer: false);
+        await local.StartAsync().WaitAsync(PageApp.Timeout);
+        string url = local.Urls.Single();
+        int port = new Uri(url).Port;
+        using var http = new HttpClient { Timeout = PageApp.Timeout };
+        string[] reads = [string.Empty, "app.js", "app.css", "api/session", "api/consumers", "api/redrive/runs", "api/dead-letters/" + PageApp.DeadLetterTopic, "api/dead-letters/" + PageApp.DeadLetterTopic + "/0/0/value"];
+        (string Path, string Body)[] acts =
+        [
+            ("api/redrive/dry-run", "{\"topic\":\"" + PageApp.DeadLetterTopic + "\"}"),
+            ("api/redrive/runs", "{\"planId\":\"x\"}"),
+            ("api/consumers/orders/pause", "{\"topic\":\"orders\",\"partition\":0}"),
+            ("api/consumers/orders/resume", "{\"topic\":\"orders\",\"partition\":0}"),
+            ("api/consumers/orders/rewind", "{\"topic\":\"orders\",\"partition\":0,\"offset\":0}"),
+        ];
+
+        async Task<HttpStatusCode> Send(HttpMethod method, string path, string? body, string host)
+        {
+            using var request = new HttpRequestMessage(method, url + "/kafka/" + path);
+            request.Headers.Host = host;
+            if (body is not null)
+            {
+                request.Content = new StringContent(body, System.Text.Encoding.UTF8, "application/json");
+            }
+
+            using HttpResponseMessage response = await http.SendAsync(request);
+            return response.StatusCode;
+        }
+
+        foreach (string host in new[] { "attacker.example", "attacker.example:" + port, "localhost.attacker.example:" + port, "127.0.0.1.attacker.example" })
+        {
+            foreach (string path in reads)
+            {
+                Assert.True(await Send(HttpMethod.Get, path, null, host) == HttpStatusCode.Forbidden, "GET " + path + " with Host " + host);
+            }
+
+            foreach ((string path, string body) in acts)
+            {
+                Assert.True(await Send(HttpMethod.Post, path, body, host) == HttpStatusCode.Forbidden, "POST " + path + " with Host " + host);
+            }
+        }
+
+        foreach (string host in new[] { "localhost:" + port, "LOCALHOST:" + port, "127.0.0.1:" + port, "[::1]:" + port, "devbox.local:" + port })
+        {
+            Assert.True(await Send(HttpMethod.Get, "api/session", null, host) == HttpStatusCode.OK, "GET api/session with Host " + host);
+        }
+
+        await local.StopAsync().WaitAsync(PageApp.Timeout);
+
+        Assert.Throws<InvalidOperationException>(() => app.Build(page => { page.AllowAnonymousOnLoopback = true; page.AllowedHosts.Add("devbox.local:8080"); }, withConsumer: false));
+        Assert.Throws<InvalidOperationException>(() => app.Build(page => { page.AllowAnonymousOnLoopback = true; page.AllowedHosts.Add("*"); }, withConsumer: false));
+    }
+
+    [Theory]
+    [InlineData("attacker.example", true)]
+    [InlineData("localhost.attacker.example", true)]
+    [InlineData("", true)]
+    [InlineData("localhost", false)]
+    [InlineData("localhost:5080", false)]
+    [InlineData("127.0.0.2:80", false)]
+    [InlineData("[::1]:5080", false)]
+    [InlineData("10.0.0.1:5080", true)]
+    public void LoopbackOnly_JudgesTheHostByNameOrAddress(string host, bool refused)
+    {
+        var access = new Access(new KafkaProtobufOperationsOptions { AllowAnonymousOnLoopback = true }, authorization: null);
+        var context = new DefaultHttpContext();
+        context.Connection.RemoteIpAddress = IPAddress.Loopback;
+        context.Request.Host = host.Length == 0 ? default : new HostString(host);
+        Assert.Equal(refused, access.Refused(context));
     }
 
     [Fact]

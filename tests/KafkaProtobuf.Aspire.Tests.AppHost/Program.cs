@@ -7,7 +7,8 @@ IDistributedApplicationBuilder builder = DistributedApplication.CreateBuilder(ar
 
 var kafka = builder.AddEmbeddedKafka("kafka")
     .WithTopic("orders", partitions: 3)
-    .WithTopic("orders.dlq");
+    .WithTopic("orders.dlq")
+    .WithTopic("payments"); // where a forged dead-letter header points: a redrive must never write here
 var registry = builder.AddInProcessSchemaRegistry("registry")
     .WithSubject("orders-value", File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "orders.proto")));
 

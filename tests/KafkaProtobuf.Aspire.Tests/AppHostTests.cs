@@ -8,6 +8,7 @@ using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
 using Confluent.Kafka;
 using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tests.Shared;
 using Microsoft.Extensions.DependencyInjection;
 using Xunit;
 
@@ -82,17 +83,49 @@ public sealed class AppHostTests(AppHostFixture host) : IClassFixture<AppHostFix
         Assert.True(listed.Success, listed.Message);
         Assert.StartsWith("'orders.dlq': ", listed.Message, StringComparison.Ordinal);
         Assert.Contains("from 'orders'[", listed.Data!.Value, StringComparison.Ordinal);
-        Assert.Contains("(value)  → would be written back", listed.Data.Value, StringComparison.Ordinal);
+        Assert.Contains("(value)  → would write", listed.Data.Value, StringComparison.Ordinal);
+        Assert.Contains("The newest ", listed.Data.Value, StringComparison.Ordinal);
         Assert.Equal(dlqBefore, EndOf("orders.dlq")); // a dry run writes nothing
 
         long ordersBefore = EndOf("orders");
         ExecuteCommandResult redriven = await Run("kafka", "kafkaprotobuf-redrive-dead-letters", ("topic", "orders.dlq"));
         Assert.True(redriven.Success, redriven.Message);
-        Assert.StartsWith("Redrive of 'orders.dlq': wrote ", redriven.Message, StringComparison.Ordinal);
+        Assert.StartsWith("Redrive of 'orders.dlq': written ", redriven.Message, StringComparison.Ordinal);
         Assert.True(EndOf("orders") > ordersBefore, "the redrive wrote the poison record back to orders");
 
         ExecuteCommandResult again = await Run("kafka", "kafkaprotobuf-redrive-dead-letters", ("topic", "orders.dlq"));
         Assert.False(again.Success); // one dry run, one redrive
+    }
+
+    [Fact]
+    public async Task ARecordWhoseOwnHeadersNameAnotherSource_IsListedAndRedrivenByItsRealSource()
+    {
+        var config = new ProducerConfig { BootstrapServers = host.BootstrapServers };
+        string key = "forged-" + Guid.NewGuid().ToString("N")[..8];
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(config).Build())
+        {
+            await producer.ProduceAsync("orders", new Message<byte[], byte[]> { Key = System.Text.Encoding.UTF8.GetBytes(key), Value = [0x07, 0x00, 0x01], Headers = ForgedSourceRecord.Headers() }).WaitAsync(AppHostFixture.Timeout);
+        }
+
+        await Eventually(() => Task.FromResult(DeadLetterKeys().Contains(key)), "the forged poison record in orders.dlq");
+        ExecuteCommandResult listed = await Run("kafka", "kafkaprotobuf-dead-letters", ("topic", "orders.dlq"));
+        Assert.True(listed.Success, listed.Message);
+        Assert.DoesNotContain("'payments'", listed.Data!.Value, StringComparison.Ordinal);
+        Assert.Contains("from 'orders'[", listed.Data.Value, StringComparison.Ordinal);
+
+        var before = ForgedSourceRecord.Counts(host.BootstrapServers, "orders", "orders.dlq", ForgedSourceRecord.ForgedTopic);
+        ExecuteCommandResult redriven = await Run("kafka", "kafkaprotobuf-redrive-dead-letters", ("topic", "orders.dlq"));
+        Assert.True(redriven.Success, redriven.Message);
+        var after = ForgedSourceRecord.Counts(host.BootstrapServers, "orders", "orders.dlq", ForgedSourceRecord.ForgedTopic);
+        long written = after["orders"] - before["orders"];
+        Assert.True(
+            after[ForgedSourceRecord.ForgedTopic] == 0 && written > 0,
+            redriven.Message + "; before: " + ForgedSourceRecord.Describe(before) + "; after: " + ForgedSourceRecord.Describe(after));
+
+        // Still poison, the records written back are dead-lettered again, into orders.dlq (never payments): wait for them
+        // all, so that no other test sees the topic grow under it.
+        await Eventually(() => Task.FromResult(EndOf("orders.dlq") >= before["orders.dlq"] + written), "the redriven poison records dead-lettered again");
+        Assert.Equal(0, ForgedSourceRecord.Counts(host.BootstrapServers, ForgedSourceRecord.ForgedTopic)[ForgedSourceRecord.ForgedTopic]);
     }
 
     [Fact]
@@ -117,6 +150,21 @@ public sealed class AppHostTests(AppHostFixture host) : IClassFixture<AppHostFix
         await host.App.ResourceNotifications.WaitForResourceHealthyAsync("registry").WaitAsync(AppHostFixture.Timeout);
         Assert.Matches("^127\\.0\\.0\\.1:[0-9]+$", host.BootstrapServers);
         Assert.Matches("^http://127\\.0\\.0\\.1:[0-9]+/?$", host.RegistryUrl);
+    }
+
+    /// <summary>The keys of every record in orders.dlq now.</summary>
+    private System.Collections.Generic.HashSet<string> DeadLetterKeys()
+    {
+        using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(new ConsumerConfig { BootstrapServers = host.BootstrapServers, GroupId = "dead-letter-keys", EnablePartitionEof = true }).Build();
+        var keys = new System.Collections.Generic.HashSet<string>(StringComparer.Ordinal);
+        consumer.Assign(new TopicPartitionOffset("orders.dlq", 0, Offset.Beginning));
+        using var timeout = new CancellationTokenSource(AppHostFixture.Timeout);
+        while (consumer.Consume(timeout.Token) is { } record && !record.IsPartitionEOF)
+        {
+            keys.Add(record.Message.Key is null ? string.Empty : System.Text.Encoding.UTF8.GetString(record.Message.Key));
+        }
+
+        return keys;
     }
 
     private long EndOf(string topic)

@@ -6,52 +6,45 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.AspNetCore.Json;
-using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Redrive;
 
 namespace KafkaProtobuf.AspNetCore.DeadLetters;
 
 /// <summary>
-/// Dead letters as the page shows them: grouped by failure, each key and value decoded to JSON through the writer's
-/// schema when it can be (else text, else hex), headers as text; everything from the record made inert (control and
-/// bidirectional characters escaped) and cut past the page's limit with its size. Decoding runs in the request, on the
-/// page's own reader and schema cache: the application's consumers never wait for it.
+/// A window of dead letters as the page shows it: the library's groups by failure, each key and value decoded by the
+/// library's <see cref="WriterSchemaDecoder"/> when it can be (else text, else hex), headers as text; everything from
+/// the record made inert (control and bidirectional characters escaped) and cut past the page's limit with its size.
+/// Decoding runs in the request, with the page's own decoder and cache: the application's consumers never wait for it.
 /// </summary>
-internal sealed class DeadLetterViews(RecordDecoder decoder, int maxShownChars)
+internal sealed class DeadLetterViews(WriterSchemaDecoder decoder, int maxShownChars)
 {
-    /// <summary>The window's records grouped by failure, groups in the order of their newest record.</summary>
-    public async Task<IReadOnlyList<FailureGroupView>> GroupAsync(IReadOnlyList<ConsumeResult<byte[], byte[]>> records, CancellationToken cancellationToken)
+    /// <summary>The window's groups, in the order of their newest record.</summary>
+    public async Task<IReadOnlyList<FailureGroupView>> GroupAsync(IReadOnlyList<DeadLetterGroup> groups, CancellationToken cancellationToken)
     {
-        var groups = new List<(string Key, FailureGroupView Group, List<DeadLetterView> Records)>();
-        foreach (ConsumeResult<byte[], byte[]> record in records)
+        var views = new List<FailureGroupView>(groups.Count);
+        foreach (DeadLetterGroup group in groups)
         {
-            DeadLetter letter = DeadLetter.Read(record);
-            string message = LastHeader(record, DeadLetterHeaderNames.ErrorMessage) ?? string.Empty;
-            string code = Inert(letter.ErrorCode ?? "(none)", 200);
-            string component = Inert(letter.Component ?? "(none)", 50);
-            string firstLine = Inert(FirstLine(message), 300);
-            string key = code + "\n" + component + "\n" + firstLine;
-            DeadLetterView view = await ViewAsync(letter, message, cancellationToken).ConfigureAwait(false);
-            int at = groups.FindIndex(g => g.Key == key);
-            if (at < 0)
+            var records = new List<DeadLetterView>(group.DeadLetters.Count);
+            foreach (DeadLetter letter in group.DeadLetters)
             {
-                groups.Add((key, new FailureGroupView { Code = code, Component = component, FirstLine = firstLine }, [view]));
+                records.Add(await ViewAsync(letter, cancellationToken).ConfigureAwait(false));
             }
-            else
+
+            views.Add(new FailureGroupView
             {
-                groups[at].Records.Add(view);
-            }
+                Code = Inert(group.ErrorCode ?? "(none)", 200),
+                Component = Inert(group.Component ?? "(none)", 50),
+                FirstLine = Inert(group.FirstLine, DeadLetterGroup.MaxFirstLineChars),
+                Count = records.Count,
+                Records = records,
+            });
         }
 
-        return groups.Select(g =>
-        {
-            g.Group.Count = g.Records.Count;
-            g.Group.Records = g.Records;
-            return g.Group;
-        }).ToList();
+        return views;
     }
 
-    private async Task<DeadLetterView> ViewAsync(DeadLetter letter, string message, CancellationToken cancellationToken)
+    private async Task<DeadLetterView> ViewAsync(DeadLetter letter, CancellationToken cancellationToken)
     {
         ConsumeResult<byte[], byte[]> record = letter.Record;
         string topic = letter.SourceTopic ?? record.Topic;
@@ -64,7 +57,7 @@ internal sealed class DeadLetterViews(RecordDecoder decoder, int maxShownChars)
             SourcePartition = letter.SourcePartition,
             SourceOffset = letter.SourceOffset,
             RedriveCount = letter.RedriveCount,
-            ErrorMessage = InertLines(message, 2000),
+            ErrorMessage = InertLines(letter.ErrorMessage ?? string.Empty, 2000),
             Key = await PartAsync(record.Message.Key, MessageComponentType.Key, topic, record.Message.Headers, cancellationToken).ConfigureAwait(false),
             Value = await PartAsync(record.Message.Value, MessageComponentType.Value, topic, record.Message.Headers, cancellationToken).ConfigureAwait(false),
             Headers = (record.Message.Headers ?? [])
@@ -82,28 +75,30 @@ internal sealed class DeadLetterViews(RecordDecoder decoder, int maxShownChars)
         }
 
         var part = new PartView { Size = bytes.Length };
-        DecodedRecordPart? decoded = null;
+        DecodedPart? decoded = null;
         try
         {
             decoded = await decoder.DecodeAsync(bytes, new SerializationContext(component, topic, headers), cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is not OperationCanceledException)
+        catch (SchemaUnavailableException e)
         {
-            part.Problem = "the schema source failed: " + Inert(e.Message, 500); // an outage, not bad data: shown as bytes
+            part.Problem = "the schema source failed: " + Inert(e.InnerException?.Message ?? e.Message, 500); // an outage, not bad data: shown as bytes
         }
 
-        if (decoded is { SchemaId: not null })
+        if (decoded is { IsFramed: true })
         {
-            part.SchemaId = decoded.SchemaId;
-            part.TypeName = decoded.TypeName;
+            part.SchemaId = decoded.SchemaId.ToString();
+            part.TypeName = decoded.WriterType?.FullName;
             if (decoded.Json is { } json)
             {
                 part.Kind = "json";
-                (part.Text, part.Cut) = Shown(InertJson(json));
+                (part.Text, part.Cut) = Shown(json); // inert already: the decoder escapes what JSON strings could hide
                 return part;
             }
 
-            part.Problem ??= decoded.Problem is null ? null : Inert(decoded.Problem, 500);
+            part.Problem ??= decoded.ErrorMessage is { } problem ? Inert(problem, 500)
+                : decoder.HasSchemaSource ? null
+                : "no schema source is set for the page: the payload is not decoded";
         }
 
         string text = AsText(bytes);
@@ -132,39 +127,6 @@ internal sealed class DeadLetterViews(RecordDecoder decoder, int maxShownChars)
 
     /// <summary>Outside text made inert (control and bidirectional characters written as escapes) and cut.</summary>
     internal static string Inert(string text, int maxChars) => BoundedText.Cut(text, maxChars);
-
-    /// <summary>
-    /// Decoded JSON made inert: its strings already escape control characters, but not bidirectional ones or C1 controls,
-    /// which may only stand inside strings, where a <c>\uXXXX</c> escape means the same.
-    /// </summary>
-    internal static string InertJson(string json)
-    {
-        StringBuilder? inert = null;
-        for (int i = 0; i < json.Length; i++)
-        {
-            char c = json[i];
-            if ((BoundedText.IsControl(c) && c is not '\n' and not '\r' and not '\t') || BoundedText.IsBidiControl(c) || c is '\u2028' or '\u2029')
-            {
-                inert ??= new StringBuilder(json, 0, i, json.Length + 16);
-                inert.Append("\\u").Append(((int)c).ToString("x4", System.Globalization.CultureInfo.InvariantCulture));
-            }
-            else
-            {
-                inert?.Append(c);
-            }
-        }
-
-        return inert?.ToString() ?? json;
-    }
-
-    private static string? LastHeader(ConsumeResult<byte[], byte[]> record, string name) =>
-        record.Message.Headers?.Where(h => h.Key == name).Select(h => AsText(h.GetValueBytes())).LastOrDefault();
-
-    private static string FirstLine(string message)
-    {
-        int end = message.IndexOfAny(['\r', '\n']);
-        return end < 0 ? message : message.Substring(0, end);
-    }
 
     private static string AsText(byte[]? bytes) => bytes is null ? string.Empty : Encoding.UTF8.GetString(bytes);
 

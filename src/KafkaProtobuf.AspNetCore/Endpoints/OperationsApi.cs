@@ -10,6 +10,7 @@ using KafkaProtobuf.AspNetCore.DeadLetters;
 using KafkaProtobuf.AspNetCore.Json;
 using KafkaProtobuf.AspNetCore.Redrive;
 using KafkaProtobuf.AspNetCore.Security;
+using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.Hosting.Operations;
 using Microsoft.AspNetCore.Antiforgery;
@@ -29,7 +30,7 @@ internal sealed class OperationsApi(
     KafkaProtobufOperationsOptions options,
     Access access,
     KafkaProtobufConsumerOperations? consumers,
-    DeadLetterReader? reader,
+    DeadLetterTopicReader? reader,
     DeadLetterViews views,
     RedriveRuns? runs,
     IAntiforgery? antiforgery,
@@ -107,7 +108,7 @@ internal sealed class OperationsApi(
             return;
         }
 
-        if (!WindowCursor.TryParse(context.Request.Query["before"], out WindowCursor cursor))
+        if (!DeadLetterCursor.TryParse(context.Request.Query["before"], out DeadLetterCursor cursor))
         {
             await Error(context, 400, "'before' is not a cursor (partition:offset,...).").ConfigureAwait(false);
             return;
@@ -115,8 +116,8 @@ internal sealed class OperationsApi(
 
         try
         {
-            DeadLetterWindow window = await reader.ReadWindowAsync(topic, cursor, options.RecordsPerPage, context.RequestAborted).ConfigureAwait(false);
-            if (!window.Exists)
+            DeadLetterWindow? window = await reader.ReadWindowAsync(topic, cursor, options.RecordsPerPage, context.RequestAborted).ConfigureAwait(false);
+            if (window is null)
             {
                 await Error(context, 404, "The topic does not exist.").ConfigureAwait(false);
                 return;
@@ -125,10 +126,10 @@ internal sealed class OperationsApi(
             var page = new DeadLetterPage
             {
                 Topic = topic,
-                Partitions = window.Ranges.Select(r => new PartitionRange { Partition = r.Partition, Start = r.Start, End = r.End }).ToList(),
-                Total = window.Ranges.Sum(r => r.End - r.Start),
-                Count = window.Records.Count,
-                Groups = await views.GroupAsync(window.Records, context.RequestAborted).ConfigureAwait(false),
+                Partitions = window.Partitions.Select(r => new PartitionRange { Partition = r.Partition, Start = r.Start, End = r.End }).ToList(),
+                Total = window.Total,
+                Count = window.DeadLetters.Count,
+                Groups = await views.GroupAsync(window.Groups, context.RequestAborted).ConfigureAwait(false),
                 Older = window.Older?.ToString(),
             };
             await Write(context, 200, page, OperationsJson.Default.DeadLetterPage).ConfigureAwait(false);
@@ -153,13 +154,14 @@ internal sealed class OperationsApi(
 
         try
         {
-            ConsumeResult<byte[], byte[]>? record = await reader.ReadOneAsync(topic, partition, offset, context.RequestAborted).ConfigureAwait(false);
-            if (record is null)
+            DeadLetter? letter = await reader.ReadAsync(topic, partition, offset, context.RequestAborted).ConfigureAwait(false);
+            if (letter is null)
             {
                 await Error(context, 404, "The partition has no record at that offset.").ConfigureAwait(false);
                 return;
             }
 
+            ConsumeResult<byte[], byte[]> record = letter.Record;
             byte[] bytes = (part == "key" ? record.Message.Key : record.Message.Value) ?? [];
             int shown = Math.Min(bytes.Length, options.MaxRawBytes);
             var raw = new RawView { Size = bytes.Length, Base64 = Convert.ToBase64String(bytes, 0, shown), Cut = shown < bytes.Length };
@@ -203,6 +205,10 @@ internal sealed class OperationsApi(
         catch (ArgumentException e)
         {
             await Error(context, 400, BoundedText.Cut(e.Message, 500)).ConfigureAwait(false);
+        }
+        catch (InvalidOperationException e)
+        {
+            await Error(context, 404, BoundedText.Cut(e.Message, 500)).ConfigureAwait(false); // the topic does not exist
         }
         catch (KafkaException e)
         {

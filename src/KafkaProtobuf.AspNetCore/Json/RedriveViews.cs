@@ -70,13 +70,16 @@ internal sealed class RunView
 {
     public string Id { get; set; } = string.Empty;
 
+    /// <summary>The plan (dry run) it ran; a stopped run's plan can be run again.</summary>
+    public string PlanId { get; set; } = string.Empty;
+
     public string Topic { get; set; } = string.Empty;
 
     public string Filters { get; set; } = string.Empty;
 
     public string User { get; set; } = string.Empty;
 
-    /// <summary>running, completed or failed.</summary>
+    /// <summary>running, completed or stopped (its plan resumes when run again).</summary>
     public string State { get; set; } = string.Empty;
 
     public long Written { get; set; }

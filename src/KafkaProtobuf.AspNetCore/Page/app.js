@@ -233,7 +233,7 @@
         el("thead", {}, el("tr", {}, ["Run", "Topic", "Filters", "By", "State", "Written", "Skipped", "Failed", "Planned", "Started", "Ended"].map((h) => el("th", { text: h })))),
         el("tbody", {}, view.runs.map((r) => el("tr", { "data-run": r.id, "data-state": r.state },
           el("td", { className: "code", text: r.id.substring(0, 8) }), el("td", { text: r.topic }), el("td", { className: "wrap", text: r.filters }),
-          el("td", { text: r.user }), el("td", { className: r.state === "failed" ? "error" : "", text: r.state + (r.failure ? ": " + r.failure : "") }),
+          el("td", { text: r.user }), el("td", { className: r.state === "stopped" ? "error" : "", text: r.state + (r.failure ? ": " + r.failure : "") + (r.state === "stopped" ? " (a new dry run shows what is left)" : "") }),
           el("td", { className: "num written", text: number(r.written) }), el("td", { className: "num", text: number(r.skipped) }), el("td", { className: "num", text: number(r.failed) }),
           el("td", { className: "num", text: number(r.planned) }), el("td", { text: time(r.startedAt) }), el("td", { text: time(r.endedAt) })))))));
     } catch (e) {

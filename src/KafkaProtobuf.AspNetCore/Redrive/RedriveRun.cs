@@ -5,7 +5,7 @@ using KafkaProtobuf.Redrive;
 
 namespace KafkaProtobuf.AspNetCore.Redrive;
 
-/// <summary>One redrive started from the page: its counts as it goes (written by the run, read by the page).</summary>
+/// <summary>One run of a plan started from the page: who started it and when, and its counts as it goes (written by the run, read by the page).</summary>
 internal sealed class PageRedriveRun(string id, RedrivePlan plan, string user, DateTimeOffset startedAt)
 {
     private long _written;
@@ -22,6 +22,7 @@ internal sealed class PageRedriveRun(string id, RedrivePlan plan, string user, D
 
     public DateTimeOffset? EndedAt { get; private set; }
 
+    /// <summary>running, completed, or stopped (its plan can be run again: it resumes).</summary>
     public string State { get; private set; } = "running";
 
     public string? Failure { get; private set; }
@@ -53,21 +54,22 @@ internal sealed class PageRedriveRun(string id, RedrivePlan plan, string user, D
     public void Ended(DateTimeOffset at, bool completed, string? failure)
     {
         Failure = failure;
-        State = completed ? "completed" : "failed";
+        State = completed ? "completed" : "stopped";
         EndedAt = at;
     }
 
     public RunView View() => new()
     {
         Id = Id,
-        Topic = Plan.Request.Topic,
-        Filters = Plan.Filters,
+        PlanId = Plan.Id,
+        Topic = Plan.DeadLetterTopic,
+        Filters = BoundedText.Cut(Plan.Filters, 1000),
         User = User,
         State = State,
         Written = Written,
         Skipped = Skipped,
         Failed = Failed,
-        Planned = Plan.WouldWrite,
+        Planned = Plan.DryRun.Written,
         StartedAt = StartedAt,
         EndedAt = EndedAt,
         Failure = Failure,

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Globalization;
 using System.Linq;
 using System.Text;
 using System.Threading;
@@ -13,16 +12,13 @@ using Microsoft.Extensions.Logging;
 namespace KafkaProtobuf.AspNetCore.Redrive;
 
 /// <summary>
-/// The page's redrives: a dry run first (what would be written, nothing written or committed), which leaves a plan; a
-/// run of that plan, once, and never while a run of the same topic and filters goes on (a second click is refused, not
-/// queued); each run logged with who started it and, at its end, its counts. The library's
-/// <see cref="DeadLetterRedrive"/> does the work, with the progress group the command line uses.
+/// The page's redrives, by the library's <see cref="RedrivePlan"/>: a dry run first (what would be written, nothing
+/// written or committed) leaves a plan; a click runs that plan, exactly what it showed, once (a stopped run may be
+/// resumed, never a completed one, never two of one topic and filters at once); each run logged with who started it and,
+/// at its end, its counts. The plans and runs of the last while are kept in this process.
 /// </summary>
 internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvider time, CancellationToken stopping)
 {
-    /// <summary>How many dead letters a dry run lists one by one (those its filters select).</summary>
-    internal const int ListedItems = 200;
-
     private const int KeptPlans = 50;
     private const int KeptRuns = 50;
 
@@ -30,47 +26,13 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
     private readonly List<RedrivePlan> _plans = [];
     private readonly List<PageRedriveRun> _runs = [];
 
-    /// <summary>What a redrive with these filters would write now.</summary>
+    /// <summary>What a redrive with these filters would write now: the plan's dry run.</summary>
     /// <exception cref="ArgumentException">A filter is not valid (the message says which).</exception>
+    /// <exception cref="InvalidOperationException">The topic does not exist.</exception>
+    /// <exception cref="KafkaException">Kafka did not answer.</exception>
     public async Task<DryRunView> DryRunAsync(RedriveRequest request, CancellationToken cancellationToken)
     {
-        RedriveOptions options = OptionsOf(request, dryRun: true, runId: null);
-        var items = new List<DryRunItem>();
-        long seen = 0;
-        RedriveSummary summary = await DeadLetterRedrive.RunAsync(
-            kafka,
-            options,
-            (letter, outcome) =>
-            {
-                // what the filters leave out is counted, not listed: the list is what the run would touch
-                if (outcome != RedriveOutcome.SkippedByFilter && Interlocked.Increment(ref seen) <= ListedItems)
-                {
-                    lock (items)
-                    {
-                        items.Add(new DryRunItem
-                        {
-                            Partition = letter.Record.Partition.Value,
-                            Offset = letter.Record.Offset.Value,
-                            Source = letter.SourceTopic is null ? null : BoundedText.Cut(PositionText.Of(letter.SourceTopic, letter.SourcePartition ?? -1, letter.SourceOffset ?? Offset.Unset), 300),
-                            Code = letter.ErrorCode is null ? null : BoundedText.Cut(letter.ErrorCode, 200),
-                            Outcome = outcome switch
-                            {
-                                RedriveOutcome.Written => "would write",
-                                RedriveOutcome.SkippedForLoops => "skip: redriven too often",
-                                RedriveOutcome.SkippedWithoutSource => "skip: no source topic",
-                                _ => "would fail",
-                            },
-                        });
-                    }
-                }
-            },
-            cancellationToken).ConfigureAwait(false);
-        if (!summary.Completed)
-        {
-            throw new KafkaException(new Error(ErrorCode.Local_Fail, "the dry run did not complete: " + BoundedText.Cut(summary.Failure, 500)));
-        }
-
-        var plan = new RedrivePlan(Guid.NewGuid().ToString("N"), request, FiltersOf(request), summary.Written);
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(kafka, OptionsOf(request), cancellationToken).ConfigureAwait(false);
         lock (_gate)
         {
             _plans.Add(plan);
@@ -83,44 +45,58 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
         return new DryRunView
         {
             PlanId = plan.Id,
-            Topic = request.Topic,
-            Filters = plan.Filters,
-            WouldWrite = summary.Written,
-            SkippedByFilter = summary.SkippedByFilter,
-            SkippedForLoops = summary.SkippedForLoops,
-            SkippedWithoutSource = summary.SkippedWithoutSource,
-            Items = items.OrderBy(i => i.Partition).ThenBy(i => i.Offset).ToList(),
-            ItemsCut = seen > ListedItems,
+            Topic = plan.DeadLetterTopic,
+            Filters = BoundedText.Cut(plan.Filters, 1000),
+            WouldWrite = plan.DryRun.Written,
+            SkippedByFilter = plan.DryRun.SkippedByFilter,
+            SkippedForLoops = plan.DryRun.SkippedForLoops,
+            SkippedWithoutSource = plan.DryRun.SkippedWithoutSource,
+            Items = plan.DeadLetters.Select(entry => new DryRunItem
+            {
+                Partition = entry.DeadLetter.Partition.Value,
+                Offset = entry.DeadLetter.Offset.Value,
+                Source = entry.SourceTopic is null ? null : BoundedText.Cut(PositionText.Of(entry.SourceTopic, entry.SourcePartition ?? -1, entry.SourceOffset ?? Offset.Unset), 300),
+                Code = entry.ErrorCode is null ? null : BoundedText.Cut(entry.ErrorCode, 200),
+                Outcome = RedriveOutcomes.Describe(entry.Outcome, dryRun: true),
+            }).OrderBy(i => i.Partition).ThenBy(i => i.Offset).ToList(),
+            ItemsCut = plan.DeadLettersCut,
         };
     }
 
-    /// <summary>Starts the redrive a dry run planned; null with the reason when it may not start.</summary>
+    /// <summary>Runs the plan a dry run left; null with the reason when it may not run.</summary>
     public PageRedriveRun? Start(string planId, string user, out string? refusal)
     {
-        PageRedriveRun run;
+        RedrivePlan? plan;
         lock (_gate)
         {
-            RedrivePlan? plan = _plans.FirstOrDefault(p => p.Id == planId);
-            if (plan is null)
-            {
-                refusal = "No dry run with that id: run a dry run first (dry runs are kept in this process for the last " + KeptPlans + ").";
-                return null;
-            }
+            plan = _plans.FirstOrDefault(p => p.Id == planId);
+        }
 
-            if (plan.RunId is { } already)
-            {
-                refusal = "This dry run was already redriven (run " + already + "): run a dry run again to see what is left.";
-                return null;
-            }
+        if (plan is null)
+        {
+            refusal = "No dry run with that id: run a dry run first (dry runs are kept in this process for the last " + KeptPlans + ").";
+            return null;
+        }
 
-            if (_runs.FirstOrDefault(r => r.Running && r.Plan.Key == plan.Key) is { } running)
+        var run = new PageRedriveRun(Guid.NewGuid().ToString("N"), plan, user, time.GetUtcNow());
+        Task<RedriveSummary> running;
+        try
+        {
+            running = plan.RunAsync((_, outcome) => run.Counted(outcome), stopping);
+        }
+        catch (InvalidOperationException e)
+        {
+            refusal = plan.State switch
             {
-                refusal = "A redrive of this topic with these filters is running (run " + running.Id + ", started by " + running.User + ").";
-                return null;
-            }
+                RedrivePlanState.Completed => "This dry run was already redriven: run a dry run again to see what is left.",
+                RedrivePlanState.Running => "This dry run was already redriven: its run is going on.",
+                _ => e.Message, // a run of the same topic and filters, from another dry run
+            };
+            return null;
+        }
 
-            run = new PageRedriveRun(Guid.NewGuid().ToString("N"), plan, user, time.GetUtcNow());
-            plan.RunId = run.Id;
+        lock (_gate)
+        {
             _runs.Add(run);
             if (_runs.Count > KeptRuns && _runs.FirstOrDefault(r => !r.Running) is { } oldest)
             {
@@ -129,8 +105,9 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
         }
 
         refusal = null;
-        OperationsLog.RedriveStarted(logger, run.Id, user, run.Plan.Request.Topic, run.Plan.Filters, run.Plan.WouldWrite);
-        _ = Task.Run(() => ExecuteAsync(run), CancellationToken.None);
+        string filters = BoundedText.Cut(plan.Filters, 1000);
+        OperationsLog.RedriveStarted(logger, run.Id, user, plan.DeadLetterTopic, filters, plan.DryRun.Written);
+        _ = EndedAsync(run, running);
         return run;
     }
 
@@ -143,30 +120,29 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
         }
     }
 
-    private async Task ExecuteAsync(PageRedriveRun run)
+    private async Task EndedAsync(PageRedriveRun run, Task<RedriveSummary> running)
     {
         try
         {
-            RedriveSummary summary = await DeadLetterRedrive.RunAsync(
-                kafka, OptionsOf(run.Plan.Request, dryRun: false, run.Id), (_, outcome) => run.Counted(outcome), stopping).ConfigureAwait(false);
-            run.Ended(time.GetUtcNow(), summary.Completed, summary.Failure is null ? null : BoundedText.Cut(summary.Failure, 500));
+            RedriveSummary summary = await running.ConfigureAwait(false);
+            run.Ended(time.GetUtcNow(), run.Plan.State == RedrivePlanState.Completed, summary.Failure is null ? null : BoundedText.Cut(summary.Failure, 500));
         }
         catch (Exception e)
         {
             run.Ended(time.GetUtcNow(), completed: false, BoundedText.Describe(e));
         }
 
-        OperationsLog.RedriveEnded(logger, run.Id, run.User, run.Plan.Request.Topic, run.State, run.Written, run.Skipped, run.Failed, run.Failure);
+        OperationsLog.RedriveEnded(logger, run.Id, run.User, run.Plan.DeadLetterTopic, run.State, run.Written, run.Skipped, run.Failed, run.Failure);
     }
 
-    private static RedriveOptions OptionsOf(RedriveRequest request, bool dryRun, string? runId)
+    private static RedriveOptions OptionsOf(RedriveRequest request)
     {
         if (string.IsNullOrWhiteSpace(request.Topic))
         {
             throw new ArgumentException("A dead-letter topic is needed.");
         }
 
-        var options = new RedriveOptions
+        return new RedriveOptions
         {
             DeadLetterTopic = request.Topic,
             SourceTopic = Blank(request.SourceTopic),
@@ -175,35 +151,8 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
             Since = request.Since,
             Until = request.Until,
             Key = Blank(request.Key) is { } key ? Encoding.UTF8.GetBytes(key) : null,
-            DryRun = dryRun,
         };
-        if (runId is not null)
-        {
-            options.RunId = runId;
-        }
-
-        return options;
     }
 
     private static string? Blank(string? text) => string.IsNullOrWhiteSpace(text) ? null : text;
-
-    private static string FiltersOf(RedriveRequest request)
-    {
-        var filters = new List<string>();
-        Add("source", request.SourceTopic);
-        Add("code", request.ErrorCode);
-        Add("component", request.Component);
-        Add("since", request.Since?.ToString("O", CultureInfo.InvariantCulture));
-        Add("until", request.Until?.ToString("O", CultureInfo.InvariantCulture));
-        Add("key", request.Key);
-        return filters.Count == 0 ? "(none: every dead letter)" : string.Join(", ", filters);
-
-        void Add(string name, string? value)
-        {
-            if (Blank(value) is { } set)
-            {
-                filters.Add(name + "=" + BoundedText.Cut(set, 200));
-            }
-        }
-    }
 }

@@ -2,7 +2,6 @@ using System;
 using System.Collections.Concurrent;
 using System.Globalization;
 using System.Text;
-using System.Threading;
 using System.Threading.Tasks;
 using Aspire.Hosting.ApplicationModel;
 using Confluent.Kafka;
@@ -11,24 +10,24 @@ using KafkaProtobuf.Redrive;
 namespace KafkaProtobuf.Aspire.Hosting.Commands;
 
 /// <summary>
-/// The dashboard's "Dead letters" and "Redrive dead letters", both through <see cref="DeadLetterRedrive"/>: the first
-/// is a dry run that lists what is waiting and what a redrive would do with each; the second writes them back to their
-/// source topics, and only after a dry run of the same topic (one per redrive), so nothing is written unseen.
+/// The dashboard's "Dead letters" and "Redrive dead letters", both through the library's dead-letter reading and
+/// <see cref="RedrivePlan"/>: the first shows the topic's newest dead letters grouped by failure and makes a plan (a dry
+/// run: each dead letter a redrive would touch and what it would do); the second runs the last plan of that topic,
+/// exactly what it showed, once (a run that stopped resumes when run again), so nothing is written unseen.
 /// </summary>
 internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
 {
     public const string ListName = "kafkaprotobuf-dead-letters";
     public const string RedriveName = "kafkaprotobuf-redrive-dead-letters";
 
-    /// <summary>Lines listed at most; the counts cover every dead letter.</summary>
-    private const int MaxLines = 200;
+    /// <summary>The newest dead letters shown by failure; the counts cover every dead letter.</summary>
+    private const int WindowRecords = 50;
 
-    private readonly ConcurrentDictionary<string, long> _listed = new(StringComparer.Ordinal);
-    private int _redriving;
+    private readonly ConcurrentDictionary<string, RedrivePlan> _plans = new(StringComparer.Ordinal);
 
     public static CommandOptions ListOptions() => new()
     {
-        Description = "A dry run of a redrive: each dead letter waiting in the topic (its source, error code and component) and what a redrive would do with it. Writes and commits nothing.",
+        Description = "The topic's newest dead letters grouped by failure, and a dry run of a redrive: each dead letter waiting (its source, error code and component) and what a redrive would do with it. Writes and commits nothing.",
         Arguments = CommandArguments.Text(("topic", "Dead-letter topic", "The dead-letter topic to read.")),
         IconName = "DocumentSearch",
         UpdateState = CommandArguments.EnabledWhileRunning,
@@ -36,7 +35,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
 
     public static CommandOptions RedriveOptions() => new()
     {
-        Description = "Writes the dead letters of a topic back to their source topics, byte for byte. Run \"Dead letters\" (the dry run) on the topic first.",
+        Description = "Writes the dead letters the last \"Dead letters\" of the topic showed back to their source topics, byte for byte, once. Run \"Dead letters\" (the dry run) on the topic first.",
         Arguments = CommandArguments.Text(("topic", "Dead-letter topic", "The dead-letter topic to redrive; list it first.")),
         ConfirmationMessage = "Write the dead letters back to their source topics? The dry run (\"Dead letters\") showed which.",
         IconName = "ArrowRedo",
@@ -50,70 +49,69 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
             return refused;
         }
 
-        var lines = new StringBuilder();
-        int listed = 0;
-        RedriveSummary summary = await DeadLetterRedrive.RunAsync(
-            config!,
-            new RedriveOptions { DeadLetterTopic = topic!, DryRun = true },
-            (deadLetter, outcome) =>
+        var text = new StringBuilder();
+        using (var reader = new DeadLetterTopicReader(config!))
+        {
+            DeadLetterWindow? window = await reader.ReadWindowAsync(topic!, null, WindowRecords, context.CancellationToken).ConfigureAwait(false);
+            if (window is null)
             {
-                if (++listed <= MaxLines)
-                {
-                    lines.Append(Describe(deadLetter, outcome)).Append('\n');
-                }
-            },
-            context.CancellationToken).ConfigureAwait(false);
-        if (listed > MaxLines)
-        {
-            lines.Append("… and ").Append((listed - MaxLines).ToString(CultureInfo.InvariantCulture)).Append(" more\n");
+                return CommandResults.Failure("The topic " + Shown(topic!) + " does not exist.");
+            }
+
+            text.Append("The newest ").Append(window.DeadLetters.Count.ToString(CultureInfo.InvariantCulture)).Append(" of ")
+                .Append(window.Total.ToString(CultureInfo.InvariantCulture)).Append(", by failure:\n");
+            foreach (DeadLetterGroup group in window.Groups)
+            {
+                text.Append("  ").Append(group.DeadLetters.Count.ToString(CultureInfo.InvariantCulture)).Append(" × ")
+                    .Append(BoundedText.Cut(group.ErrorCode ?? "(no error code)", 100)).Append(" (").Append(BoundedText.Cut(group.Component ?? "?", 20)).Append(") ")
+                    .Append(BoundedText.Cut(group.FirstLine, 200)).Append('\n');
+            }
         }
 
-        if (!summary.Completed)
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(config!, new global::KafkaProtobuf.Redrive.RedriveOptions { DeadLetterTopic = topic! }, context.CancellationToken).ConfigureAwait(false);
+        text.Append("\nA redrive would:\n");
+        foreach (RedrivePlanEntry entry in plan.DeadLetters)
         {
-            return CommandResults.Failure("The dry run stopped: " + BoundedText.Cut(summary.Failure), lines.ToString(), CommandResultFormat.Text);
+            text.Append(Describe(entry)).Append('\n');
         }
 
-        _listed[topic!] = summary.Written;
-        return CommandResults.Success(
-            Shown(topic!) + ": " + listed.ToString(CultureInfo.InvariantCulture) + " dead letter(s); a redrive would write "
-                + summary.Written.ToString(CultureInfo.InvariantCulture) + " and skip " + Skipped(summary).ToString(CultureInfo.InvariantCulture) + ".",
-            lines.ToString(),
-            CommandResultFormat.Text);
+        if (plan.DeadLettersCut)
+        {
+            text.Append("… and more (the first ").Append(RedrivePlan.MaxListedDeadLetters.ToString(CultureInfo.InvariantCulture)).Append(" are listed)\n");
+        }
+
+        _plans[topic!] = plan;
+        return CommandResults.Success(Shown(topic!) + ": " + plan.DryRun + ".", text.ToString(), CommandResultFormat.Text);
     }
 
     public async Task<ExecuteCommandResult> RedriveAsync(ExecuteCommandContext context)
     {
-        if (Arguments(context, out string? topic, out ClientConfig? config) is { } refused)
+        if (Arguments(context, out string? topic, out _) is { } refused)
         {
             return refused;
         }
 
-        if (!_listed.TryRemove(topic!, out long expected))
+        if (!_plans.TryGetValue(topic!, out RedrivePlan? plan) || plan.State == RedrivePlanState.Completed)
         {
-            return CommandResults.Failure("List the dead letters of " + Shown(topic!) + " first (\"Dead letters\", a dry run): a redrive writes what it showed.");
+            return CommandResults.Failure("List the dead letters of " + Shown(topic!) + " first (\"Dead letters\", a dry run): a redrive writes what it showed, once.");
         }
 
-        if (Interlocked.Exchange(ref _redriving, 1) == 1)
-        {
-            _listed.TryAdd(topic!, expected);
-            return CommandResults.Failure("A redrive is running; wait for it to finish.");
-        }
-
+        RedriveSummary summary;
         try
         {
-            RedriveSummary summary = await DeadLetterRedrive.RunAsync(config!, new RedriveOptions { DeadLetterTopic = topic! }, cancellationToken: context.CancellationToken).ConfigureAwait(false);
-            string counts = "wrote " + summary.Written.ToString(CultureInfo.InvariantCulture) + " (the dry run showed " + expected.ToString(CultureInfo.InvariantCulture)
-                + "), skipped " + Skipped(summary).ToString(CultureInfo.InvariantCulture) + ", failed " + summary.Failed.ToString(CultureInfo.InvariantCulture) + ".";
-            string shown = Shown(topic!);
-            context.Logger.LogRedrive(shown, summary.Written, summary.Failed);
-            return summary.Completed && summary.Failed == 0
-                ? CommandResults.Success("Redrive of " + Shown(topic!) + ": " + counts)
-                : CommandResults.Failure("Redrive of " + Shown(topic!) + " stopped: " + counts + " " + BoundedText.Cut(summary.Failure));
+            summary = await plan.RunAsync(context.CancellationToken).ConfigureAwait(false);
         }
-        finally
+        catch (InvalidOperationException e)
         {
-            Volatile.Write(ref _redriving, 0);
+            return CommandResults.Failure(e.Message);
         }
+
+        string shown = Shown(topic!);
+        context.Logger.LogRedrive(shown, summary.Written, summary.Failed);
+        string counts = summary + " (the dry run showed " + plan.DryRun.Written.ToString(CultureInfo.InvariantCulture) + " to write).";
+        return plan.State == RedrivePlanState.Completed
+            ? CommandResults.Success("Redrive of " + shown + ": " + counts)
+            : CommandResults.Failure("Redrive of " + shown + " stopped: " + counts + " " + BoundedText.Cut(summary.Failure) + " Run it again to resume.");
     }
 
     /// <summary>The topic and a client config for the running cluster, or the reason the command cannot run.</summary>
@@ -126,24 +124,15 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
             : null;
     }
 
-    private static long Skipped(RedriveSummary summary) => summary.SkippedByFilter + summary.SkippedForLoops + summary.SkippedWithoutSource;
-
-    /// <summary>One dead letter as a line: every field from Kafka made inert and cut.</summary>
-    private static string Describe(DeadLetter deadLetter, RedriveOutcome outcome) =>
-        "offset " + deadLetter.Record.Offset.Value.ToString(CultureInfo.InvariantCulture)
-            + "  from " + (deadLetter.SourceTopic is null ? "(unknown)" : Shown(deadLetter.SourceTopic)
-                + "[" + (deadLetter.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?") + "]@"
-                + (deadLetter.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"))
-            + "  " + BoundedText.Cut(deadLetter.ErrorCode ?? "(no error code)", 100)
-            + " (" + BoundedText.Cut(deadLetter.Component ?? "?", 20) + ")"
-            + "  → " + outcome switch
-            {
-                RedriveOutcome.Written => "would be written back",
-                RedriveOutcome.SkippedForLoops => "skipped: redriven " + deadLetter.RedriveCount.ToString(CultureInfo.InvariantCulture) + " times already",
-                RedriveOutcome.SkippedWithoutSource => "skipped: no source topic in its headers",
-                RedriveOutcome.SkippedByFilter => "skipped by a filter",
-                _ => "would fail",
-            };
+    /// <summary>One dead letter of a plan as a line: every field from Kafka made inert and cut.</summary>
+    private static string Describe(RedrivePlanEntry entry) =>
+        "  offset " + entry.DeadLetter.Offset.Value.ToString(CultureInfo.InvariantCulture)
+            + "  from " + (entry.SourceTopic is null ? "(unknown)" : Shown(entry.SourceTopic)
+                + "[" + (entry.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?") + "]@"
+                + (entry.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"))
+            + "  " + BoundedText.Cut(entry.ErrorCode ?? "(no error code)", 100)
+            + " (" + BoundedText.Cut(entry.Component ?? "?", 20) + ")"
+            + "  → " + RedriveOutcomes.Describe(entry.Outcome, dryRun: true);
 
     private static string Shown(string topic) => "'" + BoundedText.Cut(topic, 250) + "'";
 }

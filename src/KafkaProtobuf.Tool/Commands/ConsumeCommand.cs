@@ -13,7 +13,6 @@ using Confluent.Kafka;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 using KafkaProtobuf.Tool.Schemas;
 
@@ -47,8 +46,7 @@ internal static class ConsumeCommand
         schema.AddTo(command);
         command.SetAction(async (result, cancellationToken) =>
         {
-            WriterSchemaLookup? source;
-            FrameReader reader;
+            RecordParts parts;
             var config = new ConsumerConfig
             {
                 GroupId = "kafka-protobuf-" + Guid.NewGuid().ToString("N"), // never joined: partitions are assigned
@@ -67,8 +65,7 @@ internal static class ConsumeCommand
                     throw new ArgumentException("give --offset or --from-beginning, not both");
                 }
 
-                reader = schema.Reader(result);
-                source = schema.Source(result, Warn);
+                parts = schema.Parts(result, Warn, indented: false);
             }
             catch (ArgumentException e)
             {
@@ -76,9 +73,9 @@ internal static class ConsumeCommand
                 return ExitCodes.Usage;
             }
 
-            using (source)
+            using (parts)
             {
-                var run = new Run(output, error, new PartDecoder(source, reader), result.GetValue(schema.Format) == "pretty", result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType));
+                var run = new Run(output, error, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType)), result.GetValue(schema.Format) == "pretty");
                 Offset start = result.GetValue(offset) is { } at ? new Offset(at) : result.GetValue(fromBeginning) ? Offset.Beginning : Offset.End;
                 int exit = await run.ExecuteAsync(config, result.GetRequiredValue(topic), result.GetValue(partition), start, result.GetValue(max), result.GetValue(untilEnd), cancellationToken).ConfigureAwait(false);
                 return exit == ExitCodes.Ok && run.BadRecords > 0 && result.GetValue(failOnError) ? ExitCodes.BadRecords : exit;
@@ -87,7 +84,7 @@ internal static class ConsumeCommand
         return command;
     }
 
-    private sealed class Run(TextWriter output, TextWriter error, PartDecoder parts, bool indented, string keyFormat, string? expectedValueType)
+    private sealed class Run(TextWriter output, TextWriter error, RecordJson records, bool indented)
     {
         public int BadRecords { get; private set; }
 
@@ -208,19 +205,12 @@ internal static class ConsumeCommand
 
         private async Task WriteRecordAsync(ConsumeResult<byte[], byte[]> record, CancellationToken cancellationToken)
         {
-            Headers headers = record.Message.Headers ?? [];
             var buffer = new ArrayBufferWriter<byte>();
-            bool bad = false;
-            using (var writer = new Utf8JsonWriter(buffer, indented ? ProtoJsonDecoder.Indented : ProtoJsonDecoder.Compact))
+            bool bad;
+            using (var writer = new Utf8JsonWriter(buffer, indented ? JsonFormat.Indented : JsonFormat.Compact))
             {
                 JsonFormat.WriteStartObject(writer);
-                WritePosition(writer, record);
-                writer.WriteString("timestamp", record.Message.Timestamp.UtcDateTime.ToString("O", CultureInfo.InvariantCulture));
-                writer.WritePropertyName("key");
-                bad |= await WritePartAsync(writer, record.Message.Key, MessageComponentType.Key, record.Topic, headers, keyFormat, cancellationToken).ConfigureAwait(false);
-                writer.WritePropertyName("value");
-                bad |= await WritePartAsync(writer, record.Message.Value, MessageComponentType.Value, record.Topic, headers, "framed", cancellationToken).ConfigureAwait(false);
-                RecordHeaders.Write(writer, headers);
+                bad = await records.WritePropertiesAsync(writer, record, cancellationToken).ConfigureAwait(false);
                 writer.WriteEndObject();
             }
 
@@ -236,10 +226,10 @@ internal static class ConsumeCommand
         private async Task WriteUnreadableAsync(ConsumeResult<byte[], byte[]> record, Exception e, CancellationToken cancellationToken)
         {
             var buffer = new ArrayBufferWriter<byte>();
-            using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
+            using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
             {
                 JsonFormat.WriteStartObject(writer);
-                WritePosition(writer, record);
+                RecordJson.WritePosition(writer, record);
                 writer.WriteStartObject("error");
                 writer.WriteString("message", "the record could not be shown: " + BoundedText.Describe(e));
                 writer.WriteEndObject();
@@ -249,43 +239,11 @@ internal static class ConsumeCommand
             await WriteLineAsync(buffer, cancellationToken).ConfigureAwait(false);
         }
 
-        private static void WritePosition(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record)
-        {
-            writer.WriteString("topic", record.Topic);
-            writer.WriteNumber("partition", record.Partition.Value);
-            writer.WriteNumber("offset", record.Offset.Value);
-        }
-
         /// <summary>One record's JSON as a line, its bidirectional controls escaped, flushed so that a pipe sees it at once.</summary>
         private async Task WriteLineAsync(ArrayBufferWriter<byte> json, CancellationToken cancellationToken)
         {
             await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(json.WrittenSpan))).ConfigureAwait(false);
             await output.FlushAsync(cancellationToken).ConfigureAwait(false);
-        }
-
-        /// <summary>Writes a key or value; true when it could not be read.</summary>
-        private async Task<bool> WritePartAsync(Utf8JsonWriter writer, byte[]? data, MessageComponentType component, string topic, Headers headers, string format, CancellationToken cancellationToken)
-        {
-            if (data is null)
-            {
-                writer.WriteNullValue();
-                return false;
-            }
-
-            switch (format)
-            {
-                case "string":
-                    writer.WriteStringValue(Encoding.UTF8.GetString(data));
-                    return false;
-                case "bytes":
-                    writer.WriteBase64StringValue(data);
-                    return false;
-            }
-
-            DecodedPart part = await parts.DecodeAsync(
-                data, new SerializationContext(component, topic, headers), indented: false, cancellationToken, component == MessageComponentType.Value ? expectedValueType : null).ConfigureAwait(false);
-            PartJson.Write(writer, part, data);
-            return part.IsBad;
         }
     }
 }

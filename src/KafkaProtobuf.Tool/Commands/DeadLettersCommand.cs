@@ -1,13 +1,17 @@
 using System;
+using System.Buffers;
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.Text;
+using System.Text.Json;
+using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Tool.Output;
+using KafkaProtobuf.Tool.Schemas;
 
 namespace KafkaProtobuf.Tool.Commands;
 
@@ -104,7 +108,144 @@ internal static class DeadLettersCommand
             return summary.Completed ? ExitCodes.Ok : ExitCodes.Interrupted;
         });
 
-        return new Command("dead-letters", "Work with dead-letter topics.") { redrive };
+        return new Command("dead-letters", "Work with dead-letter topics: list them, a window at a time, grouped by failure; write them back once fixed.") { CreateList(output, error), redrive };
+    }
+
+    /// <summary>
+    /// <c>dead-letters list --topic T.dlq</c>: the newest window of a dead-letter topic (or the one before --before), its
+    /// dead letters grouped by failure and decoded, one JSON object, through the library's <see cref="DeadLetterTopicReader"/>.
+    /// </summary>
+    private static Command CreateList(TextWriter output, TextWriter error)
+    {
+        var kafka = new KafkaOptions();
+        var schema = new SchemaOptions();
+        var topic = new Option<string>("--topic", "-t") { Description = "The dead-letter topic to read.", Required = true };
+        var before = new Option<string?>("--before") { Description = "The window before this cursor (the \"older\" of the previous window, partition:offset,...); default the newest.", HelpName = "cursor" };
+        var max = new Option<int>("--max", "-n") { Description = "The most dead letters in the window (1 to " + DeadLetterTopicReader.MaxWindowRecords + ").", DefaultValueFactory = _ => 50, HelpName = "n" };
+        var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
+        keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
+        var list = new Command("list", "A window of a dead-letter topic, newest first, grouped by failure (error code, component, first line of the message): each dead letter's source as its writer recorded it, key and value decoded. One JSON object; its \"older\" is the --before of the next window. Reads and commits nothing.")
+        {
+            topic, before, max, keyFormat,
+        };
+        kafka.AddTo(list);
+        schema.AddTo(list);
+        list.SetAction(async (result, cancellationToken) =>
+        {
+            var config = new ClientConfig();
+            RecordParts parts;
+            DeadLetterCursor? cursor;
+            int count = result.GetValue(max);
+            void Warn(string warning) => error.WriteLine("kafka-protobuf dead-letters list: warning: " + warning);
+            try
+            {
+                kafka.ApplyTo(config, result, Warn);
+                if (!DeadLetterCursor.TryParse(result.GetValue(before), out cursor))
+                {
+                    throw new ArgumentException("--before is not a cursor: give the \"older\" of a window, partition:offset,...");
+                }
+
+                if (count is < 1 or > DeadLetterTopicReader.MaxWindowRecords)
+                {
+                    throw new ArgumentException("--max must be 1 to " + DeadLetterTopicReader.MaxWindowRecords.ToString(CultureInfo.InvariantCulture));
+                }
+
+                parts = schema.Parts(result, Warn, indented: false);
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf dead-letters list: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
+            using (parts)
+            using (var reader = new DeadLetterTopicReader(config))
+            {
+                string name = result.GetRequiredValue(topic);
+                DeadLetterWindow? window;
+                try
+                {
+                    window = await reader.ReadWindowAsync(name, cursor, count, cancellationToken).ConfigureAwait(false);
+                }
+                catch (KafkaException e)
+                {
+                    await error.WriteLineAsync("kafka-protobuf dead-letters list: cannot reach " + config.BootstrapServers + ": " + e.Error.Reason).ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                if (window is null)
+                {
+                    await error.WriteLineAsync("kafka-protobuf dead-letters list: topic '" + name + "' does not exist").ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                var buffer = new ArrayBufferWriter<byte>();
+                try
+                {
+                    await WriteWindowAsync(buffer, window, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType)), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
+                }
+                catch (SchemaUnavailableException e)
+                {
+                    await error.WriteLineAsync("kafka-protobuf dead-letters list: the schema registry failed: " + e.Message).ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.WrittenSpan))).ConfigureAwait(false);
+                return ExitCodes.Ok;
+            }
+        });
+        return list;
+    }
+
+    private static async Task WriteWindowAsync(ArrayBufferWriter<byte> buffer, DeadLetterWindow window, RecordJson records, bool indented, CancellationToken cancellationToken)
+    {
+        using var writer = new Utf8JsonWriter(buffer, indented ? JsonFormat.Indented : JsonFormat.Compact);
+        JsonFormat.WriteStartObject(writer);
+        writer.WriteString("topic", window.Topic);
+        writer.WriteNumber("total", window.Total);
+        writer.WriteStartArray("partitions");
+        foreach (DeadLetterPartitionRange range in window.Partitions)
+        {
+            writer.WriteStartObject();
+            writer.WriteNumber("partition", range.Partition);
+            writer.WriteNumber("start", range.Start);
+            writer.WriteNumber("end", range.End);
+            writer.WriteEndObject();
+        }
+
+        writer.WriteEndArray();
+        writer.WriteNumber("count", window.DeadLetters.Count);
+        if (window.Older is { } older)
+        {
+            writer.WriteString("older", older.ToString());
+        }
+        else
+        {
+            writer.WriteNull("older");
+        }
+
+        writer.WriteStartArray("groups");
+        foreach (DeadLetterGroup group in window.Groups)
+        {
+            writer.WriteStartObject();
+            writer.WriteString("errorCode", group.ErrorCode);
+            writer.WriteString("component", group.Component);
+            writer.WriteString("firstLine", group.FirstLine);
+            writer.WriteNumber("count", group.DeadLetters.Count);
+            writer.WriteStartArray("records");
+            foreach (DeadLetter deadLetter in group.DeadLetters)
+            {
+                writer.WriteStartObject();
+                await records.WritePropertiesAsync(writer, deadLetter.Record, cancellationToken).ConfigureAwait(false);
+                writer.WriteEndObject();
+            }
+
+            writer.WriteEndArray();
+            writer.WriteEndObject();
+        }
+
+        writer.WriteEndArray();
+        writer.WriteEndObject();
     }
 
     /// <summary>What a run says as it goes: in a dry run each record it would write; otherwise a line a second of counts and rate.</summary>
@@ -127,7 +268,7 @@ internal static class DeadLettersCommand
             {
                 output.WriteLine(TerminalText.Neutralize(string.Create(
                     CultureInfo.InvariantCulture,
-                    $"{(outcome == RedriveOutcome.Written ? "would write" : Describe(outcome))} {deadLetter.SourceTopic ?? "?"}[{deadLetter.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?"}]@{deadLetter.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"} from {deadLetter.Record.Topic}[{deadLetter.Record.Partition.Value}]@{deadLetter.Record.Offset.Value} ({deadLetter.ErrorCode ?? "no error code"}, {deadLetter.Component ?? "?"}, redriven {deadLetter.RedriveCount} times)")));
+                    $"{RedriveOutcomes.Describe(outcome, dryRun: true)}: {deadLetter.SourceTopic ?? "?"}[{deadLetter.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?"}]@{deadLetter.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"} from {deadLetter.Record.Topic}[{deadLetter.Record.Partition.Value}]@{deadLetter.Record.Offset.Value} ({deadLetter.ErrorCode ?? "no error code"}, {deadLetter.Component ?? "?"}, redriven {deadLetter.RedriveCount} times)")));
             }
             else if (_clock.Elapsed - _lastLine >= TimeSpan.FromSeconds(1))
             {
@@ -135,13 +276,5 @@ internal static class DeadLettersCommand
                 error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"read {_read}, written {_written}, {_written / Math.Max(_clock.Elapsed.TotalSeconds, 0.001):F0} records/s"));
             }
         }
-
-        private static string Describe(RedriveOutcome outcome) => outcome switch
-        {
-            RedriveOutcome.SkippedByFilter => "skip (filter)",
-            RedriveOutcome.SkippedForLoops => "skip (redriven too often)",
-            RedriveOutcome.SkippedWithoutSource => "skip (no source header)",
-            _ => outcome.ToString(),
-        };
     }
 }

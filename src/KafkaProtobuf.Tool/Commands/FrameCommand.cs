@@ -7,11 +7,11 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
-using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Tool.Decoding;
-using KafkaProtobuf.Tool.Output;
 using KafkaProtobuf.Tool.Schemas;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Tool.Output;
 
 namespace KafkaProtobuf.Tool.Commands;
 
@@ -35,14 +35,12 @@ internal static class FrameCommand
         {
             byte[] data;
             byte[]? headerBytes;
-            WriterSchemaLookup? source;
-            FrameReader reader;
+            RecordParts parts;
             try
             {
-                reader = schema.Reader(result);
                 data = ReadBytes(result.GetRequiredValue(input));
                 headerBytes = result.GetValue(header) is { } h ? ReadBytes(h) : null;
-                source = schema.Source(result, warning => error.WriteLine("kafka-protobuf frame: warning: " + warning));
+                parts = schema.Parts(result, warning => error.WriteLine("kafka-protobuf frame: warning: " + warning), indented: result.GetValue(schema.Format) == "pretty");
             }
             catch (ArgumentException e)
             {
@@ -50,7 +48,7 @@ internal static class FrameCommand
                 return ExitCodes.Usage;
             }
 
-            using (source)
+            using (parts)
             {
                 MessageComponentType component = result.GetValue(key) ? MessageComponentType.Key : MessageComponentType.Value;
                 var headers = new Headers();
@@ -59,12 +57,10 @@ internal static class FrameCommand
                     headers.Add(component == MessageComponentType.Key ? SchemaIdHeaderNames.Key : SchemaIdHeaderNames.Value, headerBytes);
                 }
 
-                var decoder = new PartDecoder(source, reader);
-                DecodedPart part;
+                ShownPart part;
                 try
                 {
-                    part = await decoder.DecodeAsync(
-                        data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.Format) == "pretty", cancellationToken, result.GetValue(schema.ExpectedType)).ConfigureAwait(false);
+                    part = await parts.DecodeAsync(data, new SerializationContext(component, string.Empty, headers), result.GetValue(schema.ExpectedType), cancellationToken).ConfigureAwait(false);
                 }
                 catch (Exception e) when (e is SchemaRegistryRequestException or SchemaUnavailableException or UnauthorizedAccessException)
                 {
@@ -82,8 +78,8 @@ internal static class FrameCommand
                     return ExitCodes.BadRecords;
                 }
 
-                await output.WriteAsync(Layout(data, part, source is not null, component)).ConfigureAwait(false);
-                return part.IsBad ? ExitCodes.BadRecords : ExitCodes.Ok;
+                await output.WriteAsync(Layout(data, part, parts.HasSchemas, component)).ConfigureAwait(false);
+                return part.Part.IsBad ? ExitCodes.BadRecords : ExitCodes.Ok;
             }
         });
         return command;
@@ -93,15 +89,16 @@ internal static class FrameCommand
     internal const int HexBytesShown = 256;
 
     /// <summary>The human layout: the bytes in hex, then one line per framing part, then the message or the error.</summary>
-    internal static string Layout(byte[] data, DecodedPart part, bool haveSchemas, MessageComponentType component = MessageComponentType.Value)
+    internal static string Layout(byte[] data, ShownPart shown, bool haveSchemas, MessageComponentType component = MessageComponentType.Value)
     {
+        DecodedPart part = shown.Part;
         var text = new StringBuilder();
         string hex = string.Join(' ', data.Take(HexBytesShown).Select(b => b.ToString("x2", CultureInfo.InvariantCulture)));
         text.Append("bytes          ").Append(data.Length.ToString(CultureInfo.InvariantCulture)).Append(": ").Append(hex.Length == 0 ? "(empty)" : hex);
         text.AppendLine(data.Length > HexBytesShown ? string.Create(CultureInfo.InvariantCulture, $" ... (the first {HexBytesShown} shown)") : string.Empty);
-        FramingResult framing = part.Framing;
-        if (framing.Error is { } error)
+        if (!part.IsFramed)
         {
+            FrameError error = part.Error!.Value;
             text.Append("error          ").AppendLine(error.ToString());
             if (error.Location == FrameErrorLocation.RecordData && error.Offset < HexBytesShown)
             {
@@ -113,30 +110,30 @@ internal static class FrameCommand
             return text.ToString();
         }
 
-        text.Append("magic byte     ").AppendLine(framing.Placement == SchemaIdPlacement.Header
+        text.Append("magic byte     ").AppendLine(part.SchemaIdPlacement == SchemaIdPlacement.Header
             ? "(in the " + (component == MessageComponentType.Key ? SchemaIdHeaderNames.Key : SchemaIdHeaderNames.Value) + " header)"
             : $"0x{data[0]:x2} at 0");
-        text.Append("schema        ").AppendLine(framing.SchemaId.Guid is { } guid ? " GUID " + guid.ToString("D") : " id " + framing.SchemaId.Id?.ToString(CultureInfo.InvariantCulture));
-        text.Append("message index  ").AppendLine(MessageIndexPath.Format(framing.Path, framing.Path.Length));
-        text.Append("payload        ").Append(framing.PayloadLength.ToString(CultureInfo.InvariantCulture)).Append(" bytes at ").AppendLine(framing.PayloadOffset.ToString(CultureInfo.InvariantCulture));
+        text.Append("schema        ").AppendLine(part.SchemaId.Guid is { } guid ? " GUID " + guid.ToString("D") : " id " + part.SchemaId.Id?.ToString(CultureInfo.InvariantCulture));
+        text.Append("message index  ").AppendLine(RecordParts.PathText(part.MessageIndexes));
+        text.Append("payload        ").Append(part.PayloadLength.ToString(CultureInfo.InvariantCulture)).Append(" bytes at ").AppendLine(part.PayloadOffset.ToString(CultureInfo.InvariantCulture));
         // What comes from the record or its schema (names, texts, a registry's words) is made inert for the terminal.
-        if (part.TypeName is not null)
+        if (part.WriterType is { } type)
         {
-            text.Append("type           ").AppendLine(TerminalText.Neutralize(part.TypeName));
+            text.Append("type           ").AppendLine(TerminalText.Neutralize(type.FullName));
         }
 
         if (part.Json is not null)
         {
             text.Append("message        ").AppendLine(TerminalText.EscapeBidi(part.Json)); // JSON: its controls are escaped already
         }
-        else if (part.Problem is not null)
+        else if (part.ErrorMessage is not null)
         {
-            text.Append("error          ").AppendLine(TerminalText.Neutralize(part.Problem));
+            text.Append("error          ").AppendLine(TerminalText.Neutralize(part.ErrorMessage));
         }
 
-        if (part.Hint is not null)
+        if (shown.Hint is not null)
         {
-            text.Append("hint           ").AppendLine(TerminalText.Neutralize(part.Hint));
+            text.Append("hint           ").AppendLine(TerminalText.Neutralize(shown.Hint));
         }
         else if (!haveSchemas)
         {

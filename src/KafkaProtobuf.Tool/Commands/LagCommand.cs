@@ -12,7 +12,6 @@ using Confluent.Kafka;
 using Confluent.Kafka.Admin;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Shared;
-using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 
 namespace KafkaProtobuf.Tool.Commands;
@@ -73,7 +72,7 @@ internal static class LagCommand
     private static string Json(string group, IReadOnlyList<PartitionLagRow> rows)
     {
         using var buffer = new MemoryStream();
-        using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
+        using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
         {
             JsonFormat.WriteStartObject(writer);
             writer.WriteString("group", group);

@@ -13,7 +13,6 @@ using KafkaProtobuf.Decoding;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Shared;
 using KafkaProtobuf.Testing;
-using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 
 namespace KafkaProtobuf.Tool.Commands;
@@ -168,7 +167,7 @@ internal static class SchemaCommand
     private static string Json(CompatibilityVerdict verdict)
     {
         using var buffer = new MemoryStream();
-        using (var writer = new Utf8JsonWriter(buffer, ProtoJsonDecoder.Compact))
+        using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
         {
             JsonFormat.WriteStartObject(writer);
             writer.WriteBoolean("compatible", verdict.IsCompatible);

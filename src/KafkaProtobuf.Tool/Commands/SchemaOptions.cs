@@ -1,7 +1,10 @@
 using System;
 using System.CommandLine;
+using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using System.Threading.Tasks;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Tool.Schemas;
@@ -99,13 +102,21 @@ internal sealed class SchemaOptions
         };
     }
 
-    /// <exception cref="ArgumentException">--no-message-indexes with --legacy-indexes or --message-index-order innermost-first.</exception>
-    public FrameReader Reader(ParseResult result) => new(Framing(result));
-
-    /// <summary>The schema source the options name, or null for framing only; <paramref name="warn"/> says what is unsafe in them (a secret as an argument).</summary>
-    /// <exception cref="ArgumentException">Both a registry and a descriptor set, a descriptor set or secret file that cannot be read, or --type without either.</exception>
-    public WriterSchemaLookup? Source(ParseResult result, Action<string> warn)
+    /// <summary>
+    /// The library's decoder over the schema source the options name (none: framing only), with the framing they name;
+    /// <paramref name="warn"/> says what is unsafe in them (a secret as an argument).
+    /// </summary>
+    /// <exception cref="ArgumentException">
+    /// Both a registry and a descriptor set, a descriptor set or secret file that cannot be read, --type without either, or
+    /// --no-message-indexes with --legacy-indexes or --message-index-order innermost-first.
+    /// </exception>
+    public RecordParts Parts(ParseResult result, Action<string> warn, bool indented)
     {
+        FramingOptions framing = Framing(result);
+        var options = new WriterSchemaDecoderOptions { SchemaTimeout = System.Threading.Timeout.InfiniteTimeSpan, Indented = indented }; // the registry client has its own timeouts; Ctrl+C stops
+        options.Framing.MessageIndexEncoding = framing.MessageIndexEncoding;
+        options.Framing.MessageIndexPresence = framing.MessageIndexPresence;
+        options.Framing.MessageIndexOrder = framing.MessageIndexOrder;
         string? registry = result.GetValue(Registry);
         FileInfo? set = result.GetValue(DescriptorSet);
         if (registry is not null && set is not null)
@@ -115,14 +126,7 @@ internal sealed class SchemaOptions
 
         if (set is not null)
         {
-            try
-            {
-                return new WriterSchemaLookup(new DescriptorSetSource(set.FullName, result.GetValue(ProtoFile)), null, "the descriptor set");
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidDataException or Google.Protobuf.InvalidProtocolBufferException or ArgumentException)
-            {
-                throw new ArgumentException($"cannot read the descriptor set {set.FullName}: {e.Message}", e);
-            }
+            return new RecordParts(new WriterSchemaDecoder(DescriptorSetSource(set.FullName, result.GetValue(ProtoFile)), options), null, framing.MessageIndexOrder);
         }
 
         if (registry is null)
@@ -132,11 +136,28 @@ internal sealed class SchemaOptions
                 throw new ArgumentException("--type needs --schema-registry or --descriptor-set: a record's path is read in its writer's schema");
             }
 
-            return null;
+            return new RecordParts(new WriterSchemaDecoder(null, options), null, framing.MessageIndexOrder);
         }
 
         RegistryClient client = Client(result, warn)!;
-        return new WriterSchemaLookup(client, client, "the registry");
+        return new RecordParts(new WriterSchemaDecoder(client, options), client, framing.MessageIndexOrder);
+    }
+
+    /// <summary>A descriptor set's file as every record's writer's schema: the one named, or else the last (protoc writes the files asked for after their imports).</summary>
+    /// <exception cref="ArgumentException">The set cannot be read, or has no file of that name.</exception>
+    private static SingleFileSchemaSource DescriptorSetSource(string path, string? fileName)
+    {
+        try
+        {
+            IReadOnlyList<Google.Protobuf.Reflection.FileDescriptor> files = DescriptorSetFile.Read(path);
+            return new SingleFileSchemaSource(fileName is null
+                ? files[files.Count - 1]
+                : files.FirstOrDefault(f => f.Name == fileName) ?? throw new InvalidDataException($"{path} has no file '{fileName}'; it has: {string.Join(", ", files.Select(f => f.Name))}"));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidDataException or Google.Protobuf.InvalidProtocolBufferException or ArgumentException)
+        {
+            throw new ArgumentException($"cannot read the descriptor set {path}: {e.Message}", e);
+        }
     }
 
     /// <summary>A client for the registry the options name (with its credentials), or null when none is named.</summary>

@@ -1,3 +1,4 @@
+using System.Text.Encodings.Web;
 using System.Text.Json;
 
 namespace KafkaProtobuf.Tool.Output;
@@ -14,6 +15,12 @@ internal static class JsonFormat
 
     /// <summary>The version this build writes.</summary>
     public const int Version = 1;
+
+    /// <summary>The tool's JSON: readable text (no escaping of non-ASCII), one line.</summary>
+    public static readonly JsonWriterOptions Compact = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+    /// <summary>Like <see cref="Compact"/>, indented.</summary>
+    public static readonly JsonWriterOptions Indented = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, Indented = true };
 
     /// <summary>Starts a top-level object with its format field.</summary>
     public static void WriteStartObject(Utf8JsonWriter writer)

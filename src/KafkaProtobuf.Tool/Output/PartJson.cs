@@ -1,23 +1,24 @@
 using System.Globalization;
 using System.Text.Json;
 using KafkaProtobuf.Decoding;
-using KafkaProtobuf.Tool.Decoding;
+using KafkaProtobuf.Tool.Schemas;
 
 namespace KafkaProtobuf.Tool.Output;
 
 /// <summary>A decoded key or value as the JSON object <c>consume</c> prints: framing, type and message, or the error and the raw bytes.</summary>
 internal static class PartJson
 {
-    // The decoder nests at most WireReader.MaxDepth messages, each at most two JSON levels (a repeated field's array and
-    // its object): deeper than JsonDocument's default of 64, well within this and the writer's 1,000.
+    // The decoder nests at most 100 messages, each at most two JSON levels (a repeated field's array and its object):
+    // deeper than JsonDocument's default of 64, well within this and the writer's 1,000.
     private static readonly JsonDocumentOptions ReadBack = new() { MaxDepth = 512 };
 
-    public static void Write(Utf8JsonWriter writer, DecodedPart part, byte[] data)
+    public static void Write(Utf8JsonWriter writer, ShownPart shown, byte[] data)
     {
+        DecodedPart part = shown.Part;
         writer.WriteStartObject();
-        FramingResult framing = part.Framing;
-        if (framing.Error is { } error)
+        if (!part.IsFramed)
         {
+            FrameError error = part.Error!.Value;
             writer.WriteStartObject("error");
             writer.WriteString("code", error.Code.ToString());
             writer.WriteNumber("offset", error.Offset);
@@ -29,20 +30,20 @@ internal static class PartJson
             return;
         }
 
-        WriteSchemaId(writer, framing.SchemaId);
-        writer.WriteString("schemaIdIn", framing.Placement == SchemaIdPlacement.Header ? "header" : "prefix");
+        WriteSchemaId(writer, part.SchemaId);
+        writer.WriteString("schemaIdIn", part.SchemaIdPlacement == SchemaIdPlacement.Header ? "header" : "prefix");
         writer.WriteStartArray("messageIndexes");
-        foreach (int index in framing.Path)
+        foreach (int index in part.MessageIndexes)
         {
             writer.WriteNumberValue(index);
         }
 
         writer.WriteEndArray();
-        writer.WriteNumber("payloadOffset", framing.PayloadOffset);
-        writer.WriteNumber("payloadLength", framing.PayloadLength);
-        if (part.TypeName is not null)
+        writer.WriteNumber("payloadOffset", part.PayloadOffset);
+        writer.WriteNumber("payloadLength", part.PayloadLength);
+        if (part.WriterType is { } type)
         {
-            writer.WriteString("type", part.TypeName);
+            writer.WriteString("type", type.FullName);
         }
 
         if (part.Json is not null)
@@ -53,17 +54,18 @@ internal static class PartJson
             message.RootElement.WriteTo(writer);
         }
 
-        if (part.Problem is not null)
+        if (part.Error is { } problem)
         {
             writer.WriteStartObject("error");
-            writer.WriteString("message", part.Problem);
+            writer.WriteString("code", problem.Code.ToString());
+            writer.WriteString("message", part.ErrorMessage);
             writer.WriteEndObject();
             writer.WriteBase64String("bytes", data);
         }
 
-        if (part.Hint is not null)
+        if (shown.Hint is not null)
         {
-            writer.WriteString("hint", part.Hint);
+            writer.WriteString("hint", shown.Hint);
         }
 
         writer.WriteEndObject();

@@ -3,7 +3,8 @@ using System.Linq;
 using System.Text;
 using System.Text.Json;
 using Confluent.Kafka;
-using KafkaProtobuf.DeadLetters;
+using System.Collections.Generic;
+using KafkaProtobuf.Redrive;
 
 namespace KafkaProtobuf.Tool.Output;
 
@@ -12,10 +13,11 @@ internal static class RecordHeaders
 {
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
-    public static void Write(Utf8JsonWriter writer, Headers headers)
+    /// <summary>The record's headers, then, for a dead letter this package wrote, what its writer recorded (<see cref="DeadLetter.Read"/>: never what the record's own headers claim).</summary>
+    public static void Write(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record)
     {
         writer.WriteStartArray("headers");
-        foreach (IHeader header in headers)
+        foreach (IHeader header in (IEnumerable<IHeader>?)record.Message.Headers ?? [])
         {
             writer.WriteStartObject();
             writer.WriteString("key", header.Key);
@@ -38,39 +40,45 @@ internal static class RecordHeaders
 
         writer.WriteEndArray();
 
-        if (headers.TryGetLastBytes(DeadLetterHeaderNames.ErrorCode, out byte[] code))
+        DeadLetter deadLetter = DeadLetter.Read(record);
+        if (deadLetter.ErrorCode is not null)
         {
             writer.WriteStartObject("deadLetter");
-            writer.WriteString("errorCode", Text(code));
-            WriteIfPresent(writer, headers, "errorOffset", DeadLetterHeaderNames.ErrorOffset, number: true);
-            WriteIfPresent(writer, headers, "component", DeadLetterHeaderNames.Component, number: false);
-            WriteIfPresent(writer, headers, "errorMessage", DeadLetterHeaderNames.ErrorMessage, number: false);
-            WriteIfPresent(writer, headers, "sourceTopic", DeadLetterHeaderNames.SourceTopic, number: false);
-            WriteIfPresent(writer, headers, "sourcePartition", DeadLetterHeaderNames.SourcePartition, number: true);
-            WriteIfPresent(writer, headers, "sourceOffset", DeadLetterHeaderNames.SourceOffset, number: true);
+            writer.WriteString("errorCode", deadLetter.ErrorCode);
+            if (deadLetter.ErrorOffset is { } errorOffset)
+            {
+                writer.WriteNumber("errorOffset", errorOffset);
+            }
+
+            WriteIfPresent(writer, "component", deadLetter.Component);
+            WriteIfPresent(writer, "errorMessage", deadLetter.ErrorMessage);
+            WriteIfPresent(writer, "sourceTopic", deadLetter.SourceTopic);
+            if (deadLetter.SourcePartition is { } partition)
+            {
+                writer.WriteNumber("sourcePartition", partition);
+            }
+
+            if (deadLetter.SourceOffset is { } offset)
+            {
+                writer.WriteNumber("sourceOffset", offset);
+            }
+
+            if (deadLetter.RedriveCount > 0)
+            {
+                writer.WriteNumber("redriveCount", deadLetter.RedriveCount);
+            }
+
             writer.WriteEndObject();
         }
     }
 
-    private static void WriteIfPresent(Utf8JsonWriter writer, Headers headers, string property, string header, bool number)
+    private static void WriteIfPresent(Utf8JsonWriter writer, string property, string? value)
     {
-        if (!headers.TryGetLastBytes(header, out byte[] bytes))
+        if (value is not null)
         {
-            return;
-        }
-
-        string text = Text(bytes);
-        if (number && long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value))
-        {
-            writer.WriteNumber(property, value);
-        }
-        else
-        {
-            writer.WriteString(property, text);
+            writer.WriteString(property, value);
         }
     }
-
-    private static string Text(byte[] bytes) => TryText(bytes, out string? text) ? text : System.Convert.ToBase64String(bytes);
 
     private static bool TryText(byte[] bytes, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out string? text)
     {

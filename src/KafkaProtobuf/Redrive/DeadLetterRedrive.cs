@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
@@ -43,6 +44,67 @@ public static class DeadLetterRedrive
         }
 
         options.Validate();
+        return Execute(kafka, options, onDeadLetter, null, cancellationToken).Summary;
+    }
+
+    /// <summary>
+    /// A dry run that leaves a plan: what a redrive with these options would write now, which
+    /// <see cref="RedrivePlan.RunAsync(CancellationToken)"/> then writes, exactly: the same filters, up to where this dry
+    /// run read (dead letters that arrive later wait for another plan), once.
+    /// </summary>
+    /// <param name="kafka">How to reach the cluster (bootstrap servers, security).</param>
+    /// <param name="options">What to redrive, and where (<see cref="RedriveOptions.DryRun"/> is ignored: the plan's dry run writes nothing, its run writes). Copied.</param>
+    /// <param name="cancellationToken">Stops the dry run.</param>
+    /// <returns>The plan.</returns>
+    /// <exception cref="ArgumentException">The options break a rule.</exception>
+    /// <exception cref="InvalidOperationException">The dead-letter topic does not exist.</exception>
+    /// <exception cref="KafkaException">The cluster could not be asked (metadata, committed offsets, watermarks).</exception>
+    /// <exception cref="OperationCanceledException">Cancelled before the dry run read everything.</exception>
+    public static Task<RedrivePlan> PlanAsync(ClientConfig kafka, RedriveOptions options, CancellationToken cancellationToken) =>
+        Task.Run(() => Plan(kafka, options, cancellationToken), CancellationToken.None);
+
+    private static RedrivePlan Plan(ClientConfig kafka, RedriveOptions options, CancellationToken cancellationToken)
+    {
+        if (kafka is null)
+        {
+            throw new ArgumentNullException(nameof(kafka));
+        }
+
+        if (options is null)
+        {
+            throw new ArgumentNullException(nameof(options));
+        }
+
+        options.Validate();
+        RedriveOptions dryRun = options.Copy(dryRun: true);
+        var entries = new List<RedrivePlanEntry>();
+        long listable = 0;
+        (RedriveSummary summary, IReadOnlyDictionary<int, long> ends) = Execute(
+            kafka,
+            dryRun,
+            (letter, outcome) =>
+            {
+                // What the filters leave out is counted, not listed: the list is what the run would touch.
+                if (outcome != RedriveOutcome.SkippedByFilter && ++listable <= RedrivePlan.MaxListedDeadLetters)
+                {
+                    entries.Add(new RedrivePlanEntry(letter, outcome));
+                }
+            },
+            null,
+            cancellationToken);
+        if (!summary.Completed)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            throw new InvalidOperationException("The dry run did not read every dead letter: " + summary.Failure);
+        }
+
+        return new RedrivePlan(new ClientConfig(kafka.ToDictionary(p => p.Key, p => p.Value)), options.Copy(dryRun: false), summary, entries, listable > entries.Count, ends);
+    }
+
+    /// <summary>A run: the redrive's own consumer and producer, reading up to the ends it starts at, or the plan's.</summary>
+    internal static (RedriveSummary Summary, IReadOnlyDictionary<int, long> Ends) Execute(
+        ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter, IReadOnlyDictionary<int, long>? plannedEnds, CancellationToken cancellationToken)
+    {
         var consumerConfig = new ConsumerConfig(new ClientConfig(kafka.ToDictionary(p => p.Key, p => p.Value)))
         {
             GroupId = options.EffectiveGroupId,
@@ -62,7 +124,7 @@ public static class DeadLetterRedrive
 
         using IConsumer<byte[], byte[]> consumer = new ConsumerBuilder<byte[], byte[]>(consumerConfig).Build();
         using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(producerConfig).Build();
-        var run = new RedriveRun(consumer, producer, options, onDeadLetter);
-        return run.Execute(cancellationToken);
+        var run = new RedriveRun(consumer, producer, options, onDeadLetter, plannedEnds);
+        return (run.Execute(cancellationToken), run.Ends);
     }
 }

@@ -83,6 +83,31 @@ public sealed class RedriveOptions
             Key is null ? null : "key=" + Convert.ToBase64String(Key),
         }.Where(f => f is not null));
 
+    /// <summary>The filters as one line, <c>source=orders, code=UnknownMagicByte</c>, or <c>none</c>.</summary>
+    internal string FiltersLine => Filters.Length == 0 ? "none" : Filters.Replace("\n", ", ");
+
+    /// <summary>A copy, as a plan keeps it (what it ran with does not change after it).</summary>
+    internal RedriveOptions Copy(bool dryRun) => new()
+    {
+        DeadLetterTopic = DeadLetterTopic,
+        GroupId = GroupId,
+        TargetTopic = TargetTopic,
+        KeepSourcePartition = KeepSourcePartition,
+        SourceTopic = SourceTopic,
+        ErrorCode = ErrorCode,
+        Component = Component,
+        Since = Since,
+        Until = Until,
+        FromSourceOffset = FromSourceOffset,
+        ToSourceOffset = ToSourceOffset,
+        Key = Key is null ? null : (byte[])Key.Clone(),
+        MaxRedrives = MaxRedrives,
+        Force = Force,
+        DryRun = dryRun,
+        RecordsPerSecond = RecordsPerSecond,
+        RunId = RunId,
+    };
+
     /// <summary>A stable hash (FNV-1a, 32 bits) of text: the same filters give the same group in every run and process.</summary>
     private static uint Fnv1a(string text)
     {

@@ -9,8 +9,17 @@ using Confluent.Kafka;
 
 namespace KafkaProtobuf.Redrive;
 
-/// <summary>One redrive: reads, decides, writes, commits what is acknowledged.</summary>
-internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<byte[], byte[]> producer, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter)
+/// <summary>
+/// One redrive: reads, decides, writes, commits what is acknowledged. It reads each partition up to its end when it
+/// starts, or, for a plan's run, up to the end the plan's dry run read to (<paramref name="plannedEnds"/>; a partition
+/// the plan did not see is not read).
+/// </summary>
+internal sealed class RedriveRun(
+    IConsumer<byte[], byte[]> consumer,
+    IProducer<byte[], byte[]> producer,
+    RedriveOptions options,
+    Action<DeadLetter, RedriveOutcome>? onDeadLetter,
+    IReadOnlyDictionary<int, long>? plannedEnds = null)
 {
     /// <summary>How long a request to the cluster (metadata, committed offsets, watermarks) may take.</summary>
     private static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(30);
@@ -22,6 +31,18 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
     private string? _failure;
     private string? _commitFailure;
     private long _written;
+
+    /// <summary>Where each partition's reading stops: its end when the run started, or the plan's.</summary>
+    internal IReadOnlyDictionary<int, long> Ends
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _partitions.ToDictionary(p => p.Key, p => p.Value.End);
+            }
+        }
+    }
 
     internal RedriveSummary Execute(CancellationToken cancellationToken)
     {
@@ -74,7 +95,8 @@ internal sealed class RedriveRun(IConsumer<byte[], byte[]> consumer, IProducer<b
             WatermarkOffsets ends = consumer.QueryWatermarkOffsets(partition, RequestTimeout);
             Offset from = committed.TryGetValue(partition.Partition.Value, out Offset offset) && offset.Value >= 0 ? offset : Offset.Beginning;
             long next = from == Offset.Beginning ? ends.Low.Value : from.Value;
-            _partitions[partition.Partition.Value] = new PartitionProgress(next, ends.High.Value);
+            long end = plannedEnds is null ? ends.High.Value : plannedEnds.TryGetValue(partition.Partition.Value, out long planned) ? Math.Min(planned, ends.High.Value) : next;
+            _partitions[partition.Partition.Value] = new PartitionProgress(next, end);
             start.Add(new TopicPartitionOffset(partition, from));
         }
 

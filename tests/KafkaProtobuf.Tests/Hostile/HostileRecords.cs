@@ -85,7 +85,7 @@ public static class HostileRecords
             new("poison", "empty schema-id header", device, new Headers { { SchemaIdHeaderNames.Value, [] } }, FrameErrorCode.EmptyData, FrameErrorCode.EmptyData, "EmptyData"),
             new("poison", "schema-id header with trailing bytes", device, new Headers { { SchemaIdHeaderNames.Value, Bytes("00 00000002 02 02 ff") } }, FrameErrorCode.TrailingHeaderBytes, FrameErrorCode.TrailingHeaderBytes, "TrailingHeaderBytes"),
             Poison("poison", "a payload that is no Device", Bytes("00 00000002 02 02 0a 05 61"), FrameErrorCode.InvalidPayload, "the payload is not a vectors.telemetry.v1.Device"),
-            Poison("poison", "a schema id the registry does not know", [.. Bytes("00 00000063 02 02"), .. device], FrameErrorCode.UnknownSchemaId, "schema id 99 is not known to the registry"),
+            Poison("poison", "a schema id the registry does not know", [.. Bytes("00 00000063 02 02"), .. device], FrameErrorCode.UnknownSchemaId, "schema id 99 is not known to the schema source"),
             new("poison", "a Reading where a Device is expected", [.. Bytes("00 00000002 00"), .. reading], null, FrameErrorCode.UnexpectedMessageType, null, null),
 
             // Item 1: a schema id whose answer can never be used (once read again for ever).

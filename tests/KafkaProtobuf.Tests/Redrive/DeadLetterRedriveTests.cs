@@ -3,10 +3,12 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Text;
 using System.Threading;
+using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Shared;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Redrive;
@@ -167,8 +169,13 @@ public sealed class DeadLetterRedriveTests : IDisposable
     [Fact]
     public void ARecordRedrivenMaxRedrivesTimes_IsSkipped_UnlessForced()
     {
-        // Record 0 came back three times already; record 1 once.
-        DeadLetter(2, i => new Headers { { RedriveHeaderNames.Count, Encoding.UTF8.GetBytes(i == 0 ? "3" : "1") } });
+        // Record 0 came back three times already; record 1 once (each with the headers its last redrive wrote).
+        DeadLetter(2, i => new Headers
+        {
+            { RedriveHeaderNames.Count, Encoding.UTF8.GetBytes(i == 0 ? "3" : "1") },
+            { RedriveHeaderNames.Time, Encoding.UTF8.GetBytes("2026-11-28T10:00:00.000Z") },
+            { RedriveHeaderNames.Run, Encoding.UTF8.GetBytes("earlier-run") },
+        });
 
         RedriveSummary held = DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "held" });
         Assert.Equal(1, held.SkippedForLoops);
@@ -262,5 +269,97 @@ public sealed class DeadLetterRedriveTests : IDisposable
         Assert.ThrowsAny<ArgumentException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions()));
         InvalidOperationException missing = Assert.Throws<InvalidOperationException>(() => DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = "nowhere.dlq" }));
         Assert.Contains("nowhere.dlq", missing.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task APlan_WritesWhatItsDryRunShowed_NotWhatCameAfter_AndOnlyOnce()
+    {
+        DeadLetter(4);
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, DryRun = true }, CancellationToken.None);
+
+        Assert.Equal(RedrivePlanState.Planned, plan.State);
+        Assert.Equal(4, plan.DryRun.Written);
+        Assert.Equal(["k0", "k1", "k2", "k3"], plan.DeadLetters.Select(e => "k" + (e.SourceOffset - 100)).Order());
+        Assert.All(plan.DeadLetters, e => Assert.Equal(RedriveOutcome.Written, e.Outcome));
+        Assert.Empty(ReadAll(Topic, 3)); // the dry run wrote nothing
+
+        DeadLetter(6); // k0..k5 again: six more dead letters arrive after the dry run
+        RedriveSummary run = await plan.RunAsync(CancellationToken.None);
+
+        Assert.True(run.Completed, run.ToString());
+        Assert.Equal(4, run.Written);
+        Assert.Equal((4L, 0L, 0L), (plan.Written, plan.Skipped, plan.Failed));
+        Assert.Equal(RedrivePlanState.Completed, plan.State);
+        Assert.Equal(4, ReadAll(Topic, 3).Count);
+        InvalidOperationException again = await Assert.ThrowsAsync<InvalidOperationException>(() => plan.RunAsync(CancellationToken.None));
+        Assert.Contains("plan again", again.Message, StringComparison.Ordinal);
+
+        RedrivePlan next = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic }, CancellationToken.None);
+        Assert.Equal(6, next.DryRun.Written); // what came after: the next plan's
+    }
+
+    [Fact]
+    public async Task AStoppedPlan_ResumesWhereItStopped_AndTwoPlansOfOneFilterNeverRunAtOnce()
+    {
+        DeadLetter(Records);
+        var options = new RedriveOptions { DeadLetterTopic = DeadLetterTopic, ErrorCode = typeof(TimeoutException).FullName };
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, options, CancellationToken.None);
+        RedrivePlan twin = await DeadLetterRedrive.PlanAsync(Kafka, options, CancellationToken.None);
+        Assert.Equal(3, plan.DryRun.Written);
+        Assert.Equal(3, plan.DryRun.SkippedByFilter);
+        Assert.DoesNotContain(plan.DeadLetters, e => e.Outcome == RedriveOutcome.SkippedByFilter); // left out by a filter: counted, not listed
+
+        using var stop = new CancellationTokenSource();
+        var release = new ManualResetEventSlim();
+        int written = 0;
+        Task<RedriveSummary> running = plan.RunAsync(
+            (_, outcome) =>
+            {
+                if (outcome == RedriveOutcome.Written && ++written == 1)
+                {
+                    stop.Cancel();
+                    release.Wait(Deadline); // holds the run until the twin was refused
+                }
+            },
+            stop.Token);
+        InvalidOperationException refused = Assert.Throws<InvalidOperationException>(() => { _ = twin.RunAsync(CancellationToken.None); }); // refused at once, before any work
+        Assert.Contains("is running", refused.Message, StringComparison.Ordinal);
+        release.Set();
+        RedriveSummary first = await running.WaitAsync(Deadline);
+
+        Assert.False(first.Completed);
+        Assert.Equal(RedrivePlanState.Stopped, plan.State);
+        RedriveSummary resumed = await plan.RunAsync(CancellationToken.None).WaitAsync(Deadline);
+        Assert.True(resumed.Completed, resumed.ToString());
+        Assert.Equal(RedrivePlanState.Completed, plan.State);
+        Assert.Equal(3, plan.Written);
+        Assert.Equal(["k0", "k2", "k4"], ReadAll(Topic, 3).Select(Key).Order());
+    }
+
+    [Fact]
+    public async Task ARecordWhoseOwnHeadersNameAnotherSource_IsRedrivenToItsRealSource_ByARunAndByAPlan()
+    {
+        _cluster.CreateTopic(ForgedSourceRecord.ForgedTopic, 1);
+        ForgedSourceRecord.WriteAndDeadLetter(_cluster.BootstrapServers, Topic, DeadLetterTopic);
+        string[] topics = [Topic, DeadLetterTopic, ForgedSourceRecord.ForgedTopic];
+        var before = ForgedSourceRecord.Counts(_cluster.BootstrapServers, topics);
+        Assert.Equal((1L, 1L, 0L), (before[Topic], before[DeadLetterTopic], before[ForgedSourceRecord.ForgedTopic]));
+
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "by-plan" }, CancellationToken.None);
+        RedrivePlanEntry entry = Assert.Single(plan.DeadLetters);
+        Assert.Equal((Topic, 0, 0L, "System.InvalidOperationException"), (entry.SourceTopic, entry.SourcePartition!.Value, entry.SourceOffset!.Value, entry.ErrorCode));
+        Assert.Equal(1, (await plan.RunAsync(CancellationToken.None)).Written);
+        Assert.Equal(1, DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "by-run" }).Written);
+
+        var after = ForgedSourceRecord.Counts(_cluster.BootstrapServers, topics);
+        Assert.True(
+            after[Topic] == 3 && after[DeadLetterTopic] == 1 && after[ForgedSourceRecord.ForgedTopic] == 0,
+            "before: " + ForgedSourceRecord.Describe(before) + "; after: " + ForgedSourceRecord.Describe(after));
+
+        // Written back as it was read: the producer's own headers, forged ones included, byte for byte, then the redrive's.
+        ConsumeResult<byte[], byte[]> back = ReadAll(Topic, 3).Last(r => r.Offset.Value > 0);
+        Assert.Equal(
+            ForgedSourceRecord.Headers().Select(h => h.Key).Concat([RedriveHeaderNames.Count, RedriveHeaderNames.Time, RedriveHeaderNames.Run]),
+            back.Message.Headers.Select(h => h.Key));
     }
 }

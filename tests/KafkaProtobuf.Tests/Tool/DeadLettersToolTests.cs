@@ -2,11 +2,13 @@ using System;
 using System.IO;
 using System.Linq;
 using System.Text;
+using System.Text.Json;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Testing;
+using KafkaProtobuf.Tests.Shared;
 using KafkaProtobuf.Tool.Commands;
 using Xunit;
 
@@ -52,8 +54,8 @@ public sealed class DeadLettersToolTests : IDisposable
         Assert.Equal(ExitCodes.Ok, exit);
         string[] lines = output.TrimEnd('\n').Split('\n');
         Assert.Equal(5, lines.Length);
-        Assert.StartsWith("would write orders[0]@10 from orders.dlq[0]@0 (System.TimeoutException, handler, redriven 0 times)", lines[0], StringComparison.Ordinal);
-        Assert.StartsWith("skip (filter) orders[0]@13", lines[3], StringComparison.Ordinal);
+        Assert.StartsWith("would write: orders[0]@10 from orders.dlq[0]@0 (System.TimeoutException, handler, redriven 0 times)", lines[0], StringComparison.Ordinal);
+        Assert.StartsWith("skipped: a filter leaves it out: orders[0]@13", lines[3], StringComparison.Ordinal);
         Assert.Equal("dry run: would write 3, skipped by filter 1, skipped for loops 0, skipped without source 0, failed 0", lines[4]);
         Assert.Equal(0, Count("orders"));
     }
@@ -79,6 +81,82 @@ public sealed class DeadLettersToolTests : IDisposable
         (int exit, _, string error) = await Run("dead-letters", "redrive", "-b", _cluster.BootstrapServers, "-t", "missing.dlq");
         Assert.Equal(ExitCodes.ConnectionFailure, exit);
         Assert.Contains("missing.dlq", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task List_ShowsTheNewestWindowGroupedByFailure_AndItsOlderCursorPagesToTheStart()
+    {
+        (int exit, string output, string error) = await Run("dead-letters", "list", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--max", "3");
+
+        Assert.True(exit == ExitCodes.Ok, error);
+        using JsonDocument window = JsonDocument.Parse(output);
+        JsonElement root = window.RootElement;
+        Assert.Equal(1, root.GetProperty("format").GetInt32());
+        Assert.Equal(4, root.GetProperty("total").GetInt64());
+        Assert.Equal(3, root.GetProperty("count").GetInt32());
+        JsonElement[] groups = [.. root.GetProperty("groups").EnumerateArray()];
+        Assert.Equal(["System.FormatException", "System.TimeoutException"], groups.Select(g => g.GetProperty("errorCode").GetString()));
+        Assert.Equal([1, 2], groups.Select(g => g.GetProperty("count").GetInt32()));
+        JsonElement newest = groups[0].GetProperty("records")[0];
+        Assert.Equal(3, newest.GetProperty("offset").GetInt64());
+        Assert.Equal("orders", newest.GetProperty("deadLetter").GetProperty("sourceTopic").GetString());
+        Assert.Equal(13, newest.GetProperty("deadLetter").GetProperty("sourceOffset").GetInt64());
+        Assert.True(newest.GetProperty("value").TryGetProperty("error", out _), newest.ToString()); // the value is no frame
+
+        string older = root.GetProperty("older").GetString()!;
+        Assert.Equal("0:1", older);
+        (exit, output, _) = await Run("dead-letters", "list", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--max", "3", "--before", older);
+        Assert.Equal(ExitCodes.Ok, exit);
+        using JsonDocument last = JsonDocument.Parse(output);
+        Assert.Equal(1, last.RootElement.GetProperty("count").GetInt32());
+        Assert.Equal(JsonValueKind.Null, last.RootElement.GetProperty("older").ValueKind);
+    }
+
+    [Theory]
+    [InlineData("--before", "0:x")]
+    [InlineData("--before", "0:1,0:2")]
+    [InlineData("--max", "0")]
+    [InlineData("--max", "1001")]
+    public async Task List_GivenABadCursorOrSize_IsAUsageError(string option, string value)
+    {
+        (int exit, _, string error) = await Run("dead-letters", "list", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", option, value);
+        Assert.Equal(ExitCodes.Usage, exit);
+        Assert.Contains(option, error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ARecordWhoseOwnHeadersNameAnotherSource_IsListedAndRedrivenByItsRealSource()
+    {
+        _cluster.CreateTopic(ForgedSourceRecord.ForgedTopic, 1);
+        _cluster.CreateTopic("forged", 1);
+        _cluster.CreateTopic("forged.dlq", 1);
+        ForgedSourceRecord.WriteAndDeadLetter(_cluster.BootstrapServers, "forged", "forged.dlq");
+        string[] topics = ["forged", "forged.dlq", ForgedSourceRecord.ForgedTopic];
+        var before = ForgedSourceRecord.Counts(_cluster.BootstrapServers, topics);
+
+        (int exit, string listed, _) = await Run("dead-letters", "list", "-b", _cluster.BootstrapServers, "-t", "forged.dlq");
+        Assert.Equal(ExitCodes.Ok, exit);
+        using (JsonDocument window = JsonDocument.Parse(listed))
+        {
+            JsonElement deadLetter = window.RootElement.GetProperty("groups")[0].GetProperty("records")[0].GetProperty("deadLetter");
+            Assert.Equal("forged", deadLetter.GetProperty("sourceTopic").GetString());
+            Assert.Equal(0, deadLetter.GetProperty("sourcePartition").GetInt32());
+            Assert.Equal(0, deadLetter.GetProperty("sourceOffset").GetInt64());
+            Assert.Equal("System.InvalidOperationException", deadLetter.GetProperty("errorCode").GetString());
+            Assert.Equal("handler", deadLetter.GetProperty("component").GetString());
+        }
+
+        (exit, string dryRun, _) = await Run("dead-letters", "redrive", "-b", _cluster.BootstrapServers, "-t", "forged.dlq", "--dry-run");
+        Assert.Equal(ExitCodes.Ok, exit);
+        Assert.StartsWith("would write: forged[0]@0 from forged.dlq[0]@0 (System.InvalidOperationException, handler, redriven 0 times)", dryRun, StringComparison.Ordinal);
+
+        (exit, string run, string error) = await Run("dead-letters", "redrive", "-b", _cluster.BootstrapServers, "-t", "forged.dlq");
+        Assert.True(exit == ExitCodes.Ok, error);
+        Assert.StartsWith("written 1,", run, StringComparison.Ordinal);
+        var after = ForgedSourceRecord.Counts(_cluster.BootstrapServers, topics);
+        Assert.True(
+            after["forged"] == before["forged"] + 1 && after["forged.dlq"] == before["forged.dlq"] && after[ForgedSourceRecord.ForgedTopic] == 0,
+            "before: " + ForgedSourceRecord.Describe(before) + "; after: " + ForgedSourceRecord.Describe(after));
     }
 
     private static Task<(int Exit, string Output, string Error)> Run(params string[] args) => InProcessTool.RunAsync(args);

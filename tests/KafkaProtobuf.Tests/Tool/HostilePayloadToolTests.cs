@@ -9,7 +9,6 @@ using Google.Protobuf.Reflection;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tool.Commands;
-using KafkaProtobuf.Tool.Decoding;
 using KafkaProtobuf.Tool.Output;
 using Xunit;
 

@@ -9,7 +9,6 @@ using Google.Protobuf.WellKnownTypes;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.Tests.ToolTypes;
-using KafkaProtobuf.Tool.Decoding;
 using Vectors.Telemetry.V1;
 using Xunit;
 

@@ -52,7 +52,7 @@ public sealed class ToolSecretTests : IDisposable
         foreach (ToolProcess.Result run in new[] { fromFile, fromEnvironment })
         {
             Assert.Equal(ExitCodes.BadRecords, run.ExitCode); // schema 9 is not known: the registry answered, so the credentials were taken
-            Assert.Contains("schema id 9 is not known to the registry", run.Output, StringComparison.Ordinal);
+            Assert.Contains("schema id 9 is not known to the schema source", run.Output, StringComparison.Ordinal);
             Assert.DoesNotContain("warning", run.Error, StringComparison.Ordinal);
             Assert.DoesNotContain(Password, run.Output + run.Error, StringComparison.Ordinal);
         }

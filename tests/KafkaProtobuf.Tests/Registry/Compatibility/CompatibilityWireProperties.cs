@@ -8,7 +8,6 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Tool.Decoding;
 using Xunit;
 using FieldType = Google.Protobuf.Reflection.FieldDescriptorProto.Types.Type;
 

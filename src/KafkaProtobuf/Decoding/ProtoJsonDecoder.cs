@@ -56,13 +56,53 @@ internal sealed class ProtoJsonDecoder
     /// <exception cref="PayloadDecodeException">The payload is not a valid encoding.</exception>
     public string Decode(MessageDescriptor type, ReadOnlySpan<byte> payload, bool indented = false)
     {
-        var buffer = new ArrayBufferWriter<byte>();
+        using var buffer = new System.IO.MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, indented ? Indented : Compact))
         {
             Write(writer, type, payload);
         }
 
-        return Encoding.UTF8.GetString(buffer.WrittenSpan);
+        return Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length);
+    }
+
+    /// <summary>
+    /// <see cref="Decode"/>, made inert: JSON strings escape control characters, but not bidirectional controls, C1
+    /// controls or line separators, which may only stand inside strings, where a <c>\uXXXX</c> escape means the same.
+    /// </summary>
+    /// <exception cref="PayloadDecodeException">The payload is not a valid encoding.</exception>
+    public string DecodeInert(MessageDescriptor type, ReadOnlySpan<byte> payload, bool indented)
+    {
+        string json = Decode(type, payload, indented);
+        StringBuilder? inert = null;
+        for (int i = 0; i < json.Length; i++)
+        {
+            char c = json[i];
+            if ((BoundedText.IsControl(c) && c is not '\n' and not '\r' and not '\t') || BoundedText.IsBidiControl(c) || c is '\u2028' or '\u2029')
+            {
+                inert ??= new StringBuilder(json, 0, i, json.Length + 16);
+                inert.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
+            }
+            else
+            {
+                inert?.Append(c);
+            }
+        }
+
+        return inert?.ToString() ?? json;
+    }
+
+    /// <summary>Whether <paramref name="payload"/> is a valid encoding of a <paramref name="type"/>.</summary>
+    public bool Decodes(MessageDescriptor type, ReadOnlySpan<byte> payload)
+    {
+        try
+        {
+            Decode(type, payload);
+            return true;
+        }
+        catch (PayloadDecodeException)
+        {
+            return false;
+        }
     }
 
     /// <summary>Writes the JSON of <paramref name="payload"/> as a <paramref name="type"/>.</summary>
@@ -72,8 +112,16 @@ internal sealed class ProtoJsonDecoder
     /// <exception cref="PayloadDecodeException">The payload is not a valid encoding.</exception>
     public void Write(Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> payload)
     {
-        ArgumentNullException.ThrowIfNull(writer);
-        ArgumentNullException.ThrowIfNull(type);
+        if (writer is null)
+        {
+            throw new ArgumentNullException(nameof(writer));
+        }
+
+        if (type is null)
+        {
+            throw new ArgumentNullException(nameof(type));
+        }
+
         WriteMessage(writer, type, payload, [new Segment(0, payload.Length)]);
     }
 
@@ -199,7 +247,7 @@ internal sealed class ProtoJsonDecoder
         }
 
         // A singular scalar: the last occurrence wins; without presence a default value is not printed.
-        WireField last = occurrences[^1];
+        WireField last = occurrences[occurrences.Count - 1];
         if (!field.HasPresence && IsDefault(field, all, last))
         {
             return;
@@ -211,7 +259,7 @@ internal sealed class ProtoJsonDecoder
 
     private void WriteSingle(Utf8JsonWriter writer, FieldDescriptor field, ReadOnlySpan<byte> all, List<WireField> occurrences)
     {
-        WireField last = occurrences[^1];
+        WireField last = occurrences[occurrences.Count - 1];
         switch (field.FieldType)
         {
             case FieldType.Message:
@@ -219,7 +267,7 @@ internal sealed class ProtoJsonDecoder
                 WriteMessage(writer, field.MessageType, all, [.. occurrences.Select(o => new Segment(o.Start, o.Length))]);
                 break;
             case FieldType.String:
-                writer.WriteStringValue(Encoding.UTF8.GetString(all.Slice(last.Start, last.Length)));
+                writer.WriteStringValue(PayloadBytes.Utf8(all.Slice(last.Start, last.Length)));
                 break;
             case FieldType.Bytes:
                 writer.WriteBase64StringValue(all.Slice(last.Start, last.Length));
@@ -250,7 +298,7 @@ internal sealed class ProtoJsonDecoder
             List<WireField> parts = WireReader.ReadFields(all.Slice(entry.Start, entry.Length), entry.Start);
             List<WireField> keyParts = [.. parts.Where(p => p.Number == 1 && Fits(keyField, p.Type))];
             List<WireField> valueParts = [.. parts.Where(p => p.Number == 2 && Fits(valueField, p.Type))];
-            string key = keyParts.Count == 0 ? MapKeyDefault(keyField) : MapKey(keyField, all, keyParts[^1]);
+            string key = keyParts.Count == 0 ? MapKeyDefault(keyField) : MapKey(keyField, all, keyParts[keyParts.Count - 1]);
             if (!values.ContainsKey(key))
             {
                 order.Add(key);
@@ -270,7 +318,7 @@ internal sealed class ProtoJsonDecoder
             }
             else
             {
-                WriteSingle(writer, valueField, all, valueField.FieldType == FieldType.Message ? value : [value[^1]]);
+                WriteSingle(writer, valueField, all, valueField.FieldType == FieldType.Message ? value : [value[value.Count - 1]]);
             }
         }
 
@@ -305,7 +353,7 @@ internal sealed class ProtoJsonDecoder
                 WriteDouble(writer, BitConverter.Int64BitsToDouble((long)raw));
                 break;
             case FieldType.Float:
-                WriteFloat(writer, BitConverter.Int32BitsToSingle((int)(uint)raw));
+                WriteFloat(writer, PayloadBytes.Float((uint)raw));
                 break;
             case FieldType.Int64:
             case FieldType.SFixed64:
@@ -427,7 +475,7 @@ internal sealed class ProtoJsonDecoder
     {
         FieldType.String or FieldType.Bytes => value.Length == 0,
         FieldType.Double => BitConverter.Int64BitsToDouble((long)value.Scalar) == 0,
-        FieldType.Float => BitConverter.Int32BitsToSingle((int)(uint)value.Scalar) == 0,
+        FieldType.Float => PayloadBytes.Float((uint)value.Scalar) == 0,
         FieldType.Int32 or FieldType.SFixed32 or FieldType.SInt32 or FieldType.UInt32 or FieldType.Fixed32 or FieldType.Enum => (uint)value.Scalar == 0,
         FieldType.Bool => value.Scalar == 0,
         _ => value.Scalar == 0,
@@ -464,12 +512,12 @@ internal sealed class ProtoJsonDecoder
         {
             if (width == 8)
             {
-                values.Add(BinaryPrimitives.ReadUInt64LittleEndian(packed[position..]));
+                values.Add(BinaryPrimitives.ReadUInt64LittleEndian(packed.Slice(position)));
                 position += 8;
             }
             else if (width == 4)
             {
-                values.Add(BinaryPrimitives.ReadUInt32LittleEndian(packed[position..]));
+                values.Add(BinaryPrimitives.ReadUInt32LittleEndian(packed.Slice(position)));
                 position += 4;
             }
             else
@@ -483,7 +531,7 @@ internal sealed class ProtoJsonDecoder
 
     private static string MapKey(FieldDescriptor keyField, ReadOnlySpan<byte> all, WireField key) => keyField.FieldType switch
     {
-        FieldType.String => Encoding.UTF8.GetString(all.Slice(key.Start, key.Length)),
+        FieldType.String => PayloadBytes.Utf8(all.Slice(key.Start, key.Length)),
         FieldType.Bool => key.Scalar != 0 ? "true" : "false",
         FieldType.Int64 or FieldType.SFixed64 => ((long)key.Scalar).ToString(CultureInfo.InvariantCulture),
         FieldType.SInt64 => ZigZag64(key.Scalar).ToString(CultureInfo.InvariantCulture),
@@ -508,7 +556,7 @@ internal sealed class ProtoJsonDecoder
     internal MessageDescriptor? FindType(string typeUrl)
     {
         int slash = typeUrl.LastIndexOf('/');
-        return _knownTypes.GetValueOrDefault(slash < 0 ? typeUrl : typeUrl[(slash + 1)..]);
+        return _knownTypes.TryGetValue(slash < 0 ? typeUrl : typeUrl.Substring(slash + 1), out MessageDescriptor? type) ? type : null;
     }
 
     /// <summary>Decodes a nested message value (for the well-known types that hold messages).</summary>

@@ -21,6 +21,7 @@ internal static class WellKnownTypes
     private const long MaxTimestampSeconds = 253_402_300_799;   // 9999-12-31T23:59:59Z
     private const long MaxDurationSeconds = 315_576_000_000;
     private const int MaxNanos = 999_999_999;
+    private static readonly DateTime UnixEpoch = new(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc);
 
     public static bool TryWrite(ProtoJsonDecoder decoder, Utf8JsonWriter writer, MessageDescriptor type, ReadOnlySpan<byte> all, List<WireField> fields)
     {
@@ -35,7 +36,7 @@ internal static class WellKnownTypes
                 ProtoJsonDecoder.WriteScalar(writer, type.FindFieldByNumber(1), Last(fields, 1)?.Scalar ?? 0);
                 return true;
             case "google.protobuf.StringValue":
-                writer.WriteStringValue(Last(fields, 1) is { } s ? Encoding.UTF8.GetString(all.Slice(s.Start, s.Length)) : string.Empty);
+                writer.WriteStringValue(Last(fields, 1) is { } s ? PayloadBytes.Utf8(all.Slice(s.Start, s.Length)) : string.Empty);
                 return true;
             case "google.protobuf.BytesValue":
                 writer.WriteBase64StringValue(Last(fields, 1) is { } b ? all.Slice(b.Start, b.Length) : []);
@@ -59,7 +60,7 @@ internal static class WellKnownTypes
                 var paths = new List<string>();
                 foreach (WireField path in fields.Where(f => f.Number == 1 && f.Type == WireType.LengthDelimited))
                 {
-                    paths.Add(JsonNames.FromFieldName(Encoding.UTF8.GetString(all.Slice(path.Start, path.Length))));
+                    paths.Add(JsonNames.FromFieldName(PayloadBytes.Utf8(all.Slice(path.Start, path.Length))));
                 }
 
                 writer.WriteStringValue(string.Join(",", paths));
@@ -80,7 +81,7 @@ internal static class WellKnownTypes
             return false; // not a valid instant: shown as its fields
         }
 
-        var text = new StringBuilder(DateTime.UnixEpoch.AddSeconds(seconds).ToString("yyyy'-'MM'-'dd'T'HH:mm:ss", CultureInfo.InvariantCulture));
+        var text = new StringBuilder(UnixEpoch.AddSeconds(seconds).ToString("yyyy'-'MM'-'dd'T'HH:mm:ss", CultureInfo.InvariantCulture));
         AppendNanos(text, nanos);
         writer.WriteStringValue(text.Append('Z').ToString());
         return true;
@@ -147,7 +148,7 @@ internal static class WellKnownTypes
                 ProtoJsonDecoder.WriteDouble(writer, BitConverter.Int64BitsToDouble((long)kind.Scalar));
                 break;
             case 3:
-                writer.WriteStringValue(Encoding.UTF8.GetString(all.Slice(kind.Start, kind.Length)));
+                writer.WriteStringValue(PayloadBytes.Utf8(all.Slice(kind.Start, kind.Length)));
                 break;
             case 4:
                 writer.WriteBooleanValue(kind.Scalar != 0);
@@ -161,7 +162,7 @@ internal static class WellKnownTypes
 
     private static void WriteAny(ProtoJsonDecoder decoder, Utf8JsonWriter writer, ReadOnlySpan<byte> all, List<WireField> fields)
     {
-        string typeUrl = Last(fields, 1) is { Type: WireType.LengthDelimited } url ? Encoding.UTF8.GetString(all.Slice(url.Start, url.Length)) : string.Empty;
+        string typeUrl = Last(fields, 1) is { Type: WireType.LengthDelimited } url ? PayloadBytes.Utf8(all.Slice(url.Start, url.Length)) : string.Empty;
         WireField? value = Last(fields, 2);
         int start = value?.Start ?? 0;
         int length = value?.Length ?? 0;

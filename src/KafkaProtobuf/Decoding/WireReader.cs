@@ -37,12 +37,12 @@ internal static class WireReader
                     break;
                 case WireType.Fixed64:
                     Require(data, position, 8, baseOffset, number);
-                    fields.Add(new WireField(number, type, System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(data[position..]), 0, 0, fields.Count));
+                    fields.Add(new WireField(number, type, System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(data.Slice(position)), 0, 0, fields.Count));
                     position += 8;
                     break;
                 case WireType.Fixed32:
                     Require(data, position, 4, baseOffset, number);
-                    fields.Add(new WireField(number, type, System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(data[position..]), 0, 0, fields.Count));
+                    fields.Add(new WireField(number, type, System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(data.Slice(position)), 0, 0, fields.Count));
                     position += 4;
                     break;
                 case WireType.LengthDelimited:

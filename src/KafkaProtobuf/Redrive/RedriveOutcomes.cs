@@ -1,0 +1,22 @@
+using System;
+
+namespace KafkaProtobuf.Redrive;
+
+/// <summary>How a redrive's outcome for one dead letter is said, the one wording the tool, the operations page and the dashboard show.</summary>
+public static class RedriveOutcomes
+{
+    /// <summary>What a redrive did, or in a dry run would do, with a dead letter: <c>written</c> / <c>would write</c>, <c>skipped: no source topic</c>, ...</summary>
+    /// <param name="outcome">The outcome.</param>
+    /// <param name="dryRun">Whether it was a dry run's.</param>
+    /// <returns>A short phrase.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="outcome"/> is not a defined value.</exception>
+    public static string Describe(RedriveOutcome outcome, bool dryRun) => outcome switch
+    {
+        RedriveOutcome.Written => dryRun ? "would write" : "written",
+        RedriveOutcome.SkippedByFilter => "skipped: a filter leaves it out",
+        RedriveOutcome.SkippedForLoops => "skipped: redriven MaxRedrives times already",
+        RedriveOutcome.SkippedWithoutSource => "skipped: no source topic",
+        RedriveOutcome.Failed => dryRun ? "would fail" : "failed: the write failed",
+        _ => throw new ArgumentOutOfRangeException(nameof(outcome), outcome, "Not a redrive outcome."),
+    };
+}

@@ -1,0 +1,43 @@
+using Confluent.Kafka;
+
+namespace KafkaProtobuf.Redrive;
+
+/// <summary>One dead letter a plan's dry run read, and what its run will do with it (its record's bytes are not kept).</summary>
+public sealed class RedrivePlanEntry
+{
+    internal RedrivePlanEntry(DeadLetter deadLetter, RedriveOutcome outcome)
+    {
+        DeadLetter = deadLetter.Record.TopicPartitionOffset;
+        SourceTopic = deadLetter.SourceTopic;
+        SourcePartition = deadLetter.SourcePartition;
+        SourceOffset = deadLetter.SourceOffset;
+        ErrorCode = deadLetter.ErrorCode;
+        Component = deadLetter.Component;
+        RedriveCount = deadLetter.RedriveCount;
+        Outcome = outcome;
+    }
+
+    /// <summary>Where the dead letter is: the dead-letter topic, partition and offset.</summary>
+    public TopicPartitionOffset DeadLetter { get; }
+
+    /// <summary>The topic its record came from, as <see cref="Redrive.DeadLetter.SourceTopic"/>.</summary>
+    public string? SourceTopic { get; }
+
+    /// <summary>The partition its record came from, when known.</summary>
+    public int? SourcePartition { get; }
+
+    /// <summary>Its record's offset there, when known.</summary>
+    public long? SourceOffset { get; }
+
+    /// <summary>The failure's code.</summary>
+    public string? ErrorCode { get; }
+
+    /// <summary>The failure's component: <c>key</c>, <c>value</c> or <c>handler</c>.</summary>
+    public string? Component { get; }
+
+    /// <summary>How many times its record was redriven already.</summary>
+    public int RedriveCount { get; }
+
+    /// <summary>What the plan's run will do with it (<see cref="RedriveOutcome.Written"/>: write it back).</summary>
+    public RedriveOutcome Outcome { get; }
+}
