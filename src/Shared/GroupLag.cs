@@ -82,6 +82,16 @@ internal static class GroupLag
         return text.ToString();
     }
 
+    /// <summary>
+    /// What to say when none of the rows has a committed offset: a mistyped group reads as a group with nothing to lag,
+    /// and "total lag 0" would look healthy. Null when some partition has one.
+    /// </summary>
+    public static string? NothingCommitted(IReadOnlyList<PartitionLagRow> rows, string group, Func<string, string> inert) =>
+        rows.Any(r => r.Committed is not null)
+            ? null
+            : "group '" + inert(group) + "' has no committed offsets" + (rows.Count == 0 ? string.Empty : " on these topics")
+                + ": no such group (check its name), or it has not committed yet (a new group starts where its auto.offset.reset says: librdkafka's default is latest)";
+
     /// <summary>Each assigned partition's member, as "client.id host" (the first member named, should two claim one mid-rebalance).</summary>
     public static Dictionary<TopicPartition, string> OwnersOf(IEnumerable<ConsumerGroupDescription> groups) =>
         groups.SelectMany(g => g.Members ?? [])

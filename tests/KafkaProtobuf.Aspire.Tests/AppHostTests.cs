@@ -67,12 +67,13 @@ public sealed class AppHostTests(AppHostFixture host) : IClassFixture<AppHostFix
     public async Task APoisonRecord_IsDeadLettered_ListedByTheDashboard_AndRedrivenOnlyAfterThatDryRun()
     {
         var config = new ProducerConfig { BootstrapServers = host.BootstrapServers };
+        string key = "poison-" + Guid.NewGuid().ToString("N")[..8];
         using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(config).Build())
         {
-            await producer.ProduceAsync("orders", new Message<byte[], byte[]> { Key = "poison"u8.ToArray(), Value = [0x07, 0x00, 0x01] }).WaitAsync(AppHostFixture.Timeout);
+            await producer.ProduceAsync("orders", new Message<byte[], byte[]> { Key = System.Text.Encoding.UTF8.GetBytes(key), Value = [0x07, 0x00, 0x01] }).WaitAsync(AppHostFixture.Timeout);
         }
 
-        await Eventually(() => Task.FromResult(EndOf("orders.dlq") >= 1), "the poison record in orders.dlq");
+        await Eventually(() => Task.FromResult(DeadLetterKeys().Contains(key)), "the poison record in orders.dlq");
 
         ExecuteCommandResult unlisted = await Run("kafka", "kafkaprotobuf-redrive-dead-letters", ("topic", "orders.dlq"));
         Assert.False(unlisted.Success);
@@ -141,6 +142,11 @@ public sealed class AppHostTests(AppHostFixture host) : IClassFixture<AppHostFix
         }, "the group's committed offsets on orders");
         Assert.StartsWith("Group 'orders': total lag ", lag!.Message, StringComparison.Ordinal);
         Assert.StartsWith("TOPIC\tPARTITION\tCOMMITTED\tEND\tLAG\tOWNER\n", lag.Data!.Value, StringComparison.Ordinal);
+        Assert.DoesNotContain("no committed offsets", lag.Message, StringComparison.Ordinal);
+
+        ExecuteCommandResult mistyped = await Run("kafka", "kafkaprotobuf-group-lag", ("group", "ordres"));
+        Assert.True(mistyped.Success, mistyped.Message);
+        Assert.EndsWith("It has no committed offsets: no such group, or it has not committed yet.", mistyped.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -71,8 +71,8 @@ public class PackageTests(PackedPackages packages)
     {
         XDocument nuspec = Nuspec(packages.Package("KafkaProtobuf"));
         Assert.Equal(
-            ["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3", "System.Diagnostics.DiagnosticSource 6.0.0", "System.Memory 4.6.3"],
-            Dependencies(nuspec, ".NETStandard2.0"));
+            ["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3", "System.Diagnostics.DiagnosticSource 6.0.0", "System.Memory 4.6.3", "System.Text.Json 8.0.5"],
+            Dependencies(nuspec, ".NETStandard2.0")); // System.Text.Json there only: the decoder's JSON (KafkaProtobuf.Decoding)
         Assert.Equal(["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net8.0"));
         Assert.Equal(["Confluent.Kafka 2.15.1", "Google.Protobuf 3.19.3"], Dependencies(nuspec, "net10.0"));
     }

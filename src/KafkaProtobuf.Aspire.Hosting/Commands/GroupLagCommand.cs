@@ -48,8 +48,15 @@ internal static class GroupLagCommand
                 text.Append("owners not shown: ").Append(BoundedText.Cut(ownersUnknown)).Append('\n');
             }
 
+            string? nothing = GroupLag.NothingCommitted(rows, group, name => BoundedText.Cut(name, 250));
+            if (nothing is not null)
+            {
+                text.Append(nothing).Append('\n');
+            }
+
             string summary = "Group '" + BoundedText.Cut(group, 250) + "': total lag " + total.ToString(CultureInfo.InvariantCulture)
-                + " over " + rows.Count.ToString(CultureInfo.InvariantCulture) + (rows.Count == 1 ? " partition" : " partitions") + ".";
+                + " over " + rows.Count.ToString(CultureInfo.InvariantCulture) + (rows.Count == 1 ? " partition" : " partitions") + "."
+                + (nothing is null ? string.Empty : " It has no committed offsets: no such group, or it has not committed yet.");
             return CommandResults.Success(summary, text.ToString(), CommandResultFormat.Text);
         }
         catch (KafkaException e)

@@ -10,7 +10,6 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
-using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Shared;
 using KafkaProtobuf.Tool.Output;
 
@@ -46,6 +45,12 @@ internal static class LagCommand
             }
 
             config.GroupId = result.GetRequiredValue(group);
+            if (string.IsNullOrWhiteSpace(config.GroupId))
+            {
+                await error.WriteLineAsync("kafka-protobuf lag: --group is empty: give the consumer group's id").ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
             IReadOnlyList<PartitionLagRow> rows;
             string? ownersUnknown = null;
             try
@@ -61,6 +66,11 @@ internal static class LagCommand
             if (ownersUnknown is not null)
             {
                 await error.WriteLineAsync("kafka-protobuf lag: owners not shown, the brokers did not describe the group: " + TerminalText.Neutralize(ownersUnknown)).ConfigureAwait(false);
+            }
+
+            if (GroupLag.NothingCommitted(rows, config.GroupId, TerminalText.Neutralize) is { } nothing)
+            {
+                await error.WriteLineAsync("kafka-protobuf lag: " + nothing).ConfigureAwait(false);
             }
 
             await output.WriteAsync(result.GetValue(format) == "json" ? Json(config.GroupId, rows) : GroupLag.Table(rows, TerminalText.Neutralize)).ConfigureAwait(false);

@@ -83,8 +83,43 @@ public sealed class RedriveOptions
             Key is null ? null : "key=" + Convert.ToBase64String(Key),
         }.Where(f => f is not null));
 
-    /// <summary>The filters as one line, <c>source=orders, code=UnknownMagicByte</c>, or <c>none</c>.</summary>
-    internal string FiltersLine => Filters.Length == 0 ? "none" : Filters.Replace("\n", ", ");
+    /// <summary>
+    /// The filters as one line for people, <c>source=orders, code=UnknownMagicByte, since=2026-11-28T10:00:00.0000000+00:00</c>,
+    /// or <c>none</c> (a key as its UTF-8 text, or <c>key(base64)=…</c> when it is not text). Not <see cref="Filters"/>,
+    /// which names the progress group and so never changes.
+    /// </summary>
+    internal string FiltersLine
+    {
+        get
+        {
+            string line = string.Join(
+                ", ",
+                new[]
+                {
+                    SourceTopic is null ? null : "source=" + SourceTopic,
+                    ErrorCode is null ? null : "code=" + ErrorCode,
+                    Component is null ? null : "component=" + Component,
+                    Since is null ? null : "since=" + Since.Value.ToString("O", CultureInfo.InvariantCulture),
+                    Until is null ? null : "until=" + Until.Value.ToString("O", CultureInfo.InvariantCulture),
+                    FromSourceOffset is null ? null : "from-offset=" + FromSourceOffset.Value.ToString(CultureInfo.InvariantCulture),
+                    ToSourceOffset is null ? null : "to-offset=" + ToSourceOffset.Value.ToString(CultureInfo.InvariantCulture),
+                    Key is null ? null : KeyText(Key),
+                }.Where(f => f is not null));
+            return line.Length == 0 ? "none" : line;
+        }
+    }
+
+    private static string KeyText(byte[] key)
+    {
+        try
+        {
+            return "key=" + new System.Text.UTF8Encoding(false, throwOnInvalidBytes: true).GetString(key);
+        }
+        catch (System.Text.DecoderFallbackException)
+        {
+            return "key(base64)=" + Convert.ToBase64String(key);
+        }
+    }
 
     /// <summary>A copy, as a plan keeps it (what it ran with does not change after it).</summary>
     internal RedriveOptions Copy(bool dryRun) => new()

@@ -1,5 +1,6 @@
 using System.Threading.Tasks;
 using Aspire.Hosting;
+using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using Microsoft.Extensions.DependencyInjection;
@@ -22,7 +23,8 @@ internal static class AspireSnippets
             .WithSubject("orders-value", ordersProto);               // .proto text, registered at start
         builder.AddProject("orders", "../Orders/Orders.csproj")
             .WithReference(kafka).WaitFor(kafka)
-            .WithReference(registry).WaitFor(registry);
+            .WithReference(registry).WaitFor(registry)
+            .WithHttpHealthCheck("/health");                         // the service maps it: its consumers' health reaches the dashboard
         builder.Build().Run();
         #endregion
     }
@@ -32,7 +34,8 @@ internal static class AspireSnippets
         #region aspire-service
         builder.AddKafkaProtobufRegistryClient("registry");                    // ConnectionStrings:registry
         builder.AddKafkaProtobufProducer<string, OrderPlaced>("kafka");        // registers OrderPlaced on first use
-        builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders") // Aspire:KafkaProtobuf:Consumers:orders
+        builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureOptions: options =>
+                options.Consumer.AutoOffsetReset = AutoOffsetReset.Earliest) // a new group reads from the start, not only what comes next
             .WithProtobufValues(services => services.GetRequiredService<RegistryClient>())
             .Handle((record, cancellationToken) => Task.CompletedTask);
         #endregion

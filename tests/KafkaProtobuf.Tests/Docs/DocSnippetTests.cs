@@ -69,7 +69,7 @@ public sealed partial class DocSnippetTests
         string options = File.ReadAllText(Path.Combine(Root, "docs", "options.md")).Replace("\r\n", "\n", StringComparison.Ordinal);
         Type[] types =
         [
-            typeof(FramedDeserializerOptions), typeof(MultiTypeDeserializerOptions), typeof(FramingOptions), typeof(WriterSchemaOptions),
+            typeof(FramedDeserializerOptions), typeof(MultiTypeDeserializerOptions), typeof(FramingOptions), typeof(WriterSchemaOptions), typeof(KafkaProtobuf.Decoding.WriterSchemaDecoderOptions),
             typeof(FramedSerializerOptions), typeof(SchemaRegistry.RegistrySerializerOptions), typeof(SchemaRegistry.RegistryClientOptions),
             typeof(KafkaProtobuf.Hosting.KafkaProtobufConsumerOptions), typeof(KafkaProtobuf.Hosting.HandlerFailureOptions),
         ];

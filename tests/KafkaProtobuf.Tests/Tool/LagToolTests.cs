@@ -102,6 +102,25 @@ public sealed class LagToolTests : IDisposable
     }
 
     [Fact]
+    public async Task AGroupWithoutCommits_IsSaidToBeUnknownOrNew_AndAnEmptyGroupIsAUsageError()
+    {
+        (int exit, string output, string error) = await Run("lag", "-b", _cluster.BootstrapServers, "--group", "shpo");
+
+        Assert.True(exit == ExitCodes.Ok, error);
+        Assert.EndsWith("total lag 0 over 0 partitions\n", output, StringComparison.Ordinal);
+        Assert.Contains("group 'shpo' has no committed offsets: no such group (check its name), or it has not committed yet", error, StringComparison.Ordinal);
+
+        (exit, _, error) = await Run("lag", "-b", _cluster.BootstrapServers, "--group", "shop");
+        Assert.Equal(ExitCodes.Ok, exit);
+        Assert.DoesNotContain("no committed offsets", error, StringComparison.Ordinal);
+
+        (exit, _, error) = await Run("lag", "-b", _cluster.BootstrapServers, "--group", "");
+        Assert.Equal(ExitCodes.Usage, exit);
+        Assert.Contains("--group is empty", error, StringComparison.Ordinal);
+        Assert.DoesNotContain("redirect the poll queue", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task AMissingTopic_IsSaid()
     {
         (int exit, _, string error) = await Run("lag", "-b", _cluster.BootstrapServers, "-g", "shop", "-t", "nowhere");
