@@ -53,8 +53,8 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
             SkippedWithoutSource = plan.DryRun.SkippedWithoutSource,
             Items = plan.DeadLetters.Select(entry => new DryRunItem
             {
-                Partition = entry.DeadLetter.Partition.Value,
-                Offset = entry.DeadLetter.Offset.Value,
+                Partition = entry.Position.Partition.Value,
+                Offset = entry.Position.Offset.Value,
                 Source = entry.SourceTopic is null ? null : BoundedText.Cut(PositionText.Of(entry.SourceTopic, entry.SourcePartition ?? -1, entry.SourceOffset ?? Offset.Unset), 300),
                 Code = entry.ErrorCode is null ? null : BoundedText.Cut(entry.ErrorCode, 200),
                 Outcome = RedriveOutcomes.Describe(entry.Outcome, dryRun: true),

@@ -126,7 +126,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
 
     /// <summary>One dead letter of a plan as a line: every field from Kafka made inert and cut.</summary>
     private static string Describe(RedrivePlanEntry entry) =>
-        "  offset " + entry.DeadLetter.Offset.Value.ToString(CultureInfo.InvariantCulture)
+        "  offset " + entry.Position.Offset.Value.ToString(CultureInfo.InvariantCulture)
             + "  from " + (entry.SourceTopic is null ? "(unknown)" : Shown(entry.SourceTopic)
                 + "[" + (entry.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?") + "]@"
                 + (entry.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"))

@@ -7,7 +7,7 @@ namespace KafkaProtobuf.Decoding;
 public sealed class WriterSchemaDecoderOptions
 {
     /// <summary>The default <see cref="SchemaTimeout"/>: 10 seconds.</summary>
-    public static readonly TimeSpan DefaultSchemaTimeout = TimeSpan.FromSeconds(10);
+    public static TimeSpan DefaultSchemaTimeout { get; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
     /// How records are framed: where the schema identifier is, how message indexes are encoded and ordered (all of

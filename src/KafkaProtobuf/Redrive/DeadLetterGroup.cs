@@ -9,11 +9,14 @@ public sealed class DeadLetterGroup
     /// <summary>How much of a message's first line groups and shows: 300 characters.</summary>
     public const int MaxFirstLineChars = 300;
 
+    private readonly List<DeadLetter> _deadLetters = [];
+
     private DeadLetterGroup(string? errorCode, string? component, string firstLine)
     {
         ErrorCode = errorCode;
         Component = component;
         FirstLine = firstLine;
+        DeadLetters = _deadLetters.AsReadOnly();
     }
 
     /// <summary>The failure's code: a <see cref="FrameErrorCode"/> name or an exception type; <see langword="null"/> when the dead letters carry none.</summary>
@@ -26,9 +29,7 @@ public sealed class DeadLetterGroup
     public string FirstLine { get; }
 
     /// <summary>The group's dead letters, in the order given.</summary>
-    public IReadOnlyList<DeadLetter> DeadLetters => _deadLetters.AsReadOnly();
-
-    private readonly List<DeadLetter> _deadLetters = [];
+    public IReadOnlyList<DeadLetter> DeadLetters { get; }
 
     /// <summary>Groups dead letters by failure: groups in the order of their first dead letter (newest first, given newest first).</summary>
     /// <param name="deadLetters">The dead letters, e.g. a window's.</param>

@@ -7,7 +7,7 @@ public sealed class RedrivePlanEntry
 {
     internal RedrivePlanEntry(DeadLetter deadLetter, RedriveOutcome outcome)
     {
-        DeadLetter = deadLetter.Record.TopicPartitionOffset;
+        Position = deadLetter.Record.TopicPartitionOffset;
         SourceTopic = deadLetter.SourceTopic;
         SourcePartition = deadLetter.SourcePartition;
         SourceOffset = deadLetter.SourceOffset;
@@ -17,8 +17,8 @@ public sealed class RedrivePlanEntry
         Outcome = outcome;
     }
 
-    /// <summary>Where the dead letter is: the dead-letter topic, partition and offset.</summary>
-    public TopicPartitionOffset DeadLetter { get; }
+    /// <summary>Where the dead letter is: its topic, partition and offset in the dead-letter topic.</summary>
+    public TopicPartitionOffset Position { get; }
 
     /// <summary>The topic its record came from, as <see cref="Redrive.DeadLetter.SourceTopic"/>.</summary>
     public string? SourceTopic { get; }

@@ -51,7 +51,7 @@ internal static class OperationsSnippets
         Console.WriteLine(plan.DryRun); // dry run: would write 3, skipped by filter 1, skipped for loops 0, ...
         foreach (RedrivePlanEntry entry in plan.DeadLetters)
         {
-            Console.WriteLine($"{entry.DeadLetter} -> {entry.SourceTopic}: {RedriveOutcomes.Describe(entry.Outcome, dryRun: true)}");
+            Console.WriteLine($"{entry.Position} -> {entry.SourceTopic}: {RedriveOutcomes.Describe(entry.Outcome, dryRun: true)}");
         }
 
         RedriveSummary done = await plan.RunAsync(cancellationToken); // exactly what the dry run showed, once
