@@ -275,7 +275,7 @@ public sealed class DeadLetterRedriveTests : IDisposable
     public async Task APlan_WritesWhatItsDryRunShowed_NotWhatCameAfter_AndOnlyOnce()
     {
         DeadLetter(4);
-        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, DryRun = true }, CancellationToken.None);
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, DryRun = true }, CancellationToken.None).WaitAsync(Deadline);
 
         Assert.Equal(RedrivePlanState.Planned, plan.State);
         Assert.Equal(4, plan.DryRun.Written);
@@ -284,7 +284,7 @@ public sealed class DeadLetterRedriveTests : IDisposable
         Assert.Empty(ReadAll(Topic, 3)); // the dry run wrote nothing
 
         DeadLetter(6); // k0..k5 again: six more dead letters arrive after the dry run
-        RedriveSummary run = await plan.RunAsync(CancellationToken.None);
+        RedriveSummary run = await plan.RunAsync(CancellationToken.None).WaitAsync(Deadline);
 
         Assert.True(run.Completed, run.ToString());
         Assert.Equal(4, run.Written);
@@ -294,7 +294,7 @@ public sealed class DeadLetterRedriveTests : IDisposable
         InvalidOperationException again = await Assert.ThrowsAsync<InvalidOperationException>(() => plan.RunAsync(CancellationToken.None));
         Assert.Contains("plan again", again.Message, StringComparison.Ordinal);
 
-        RedrivePlan next = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic }, CancellationToken.None);
+        RedrivePlan next = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic }, CancellationToken.None).WaitAsync(Deadline);
         Assert.Equal(6, next.DryRun.Written); // what came after: the next plan's
     }
 
@@ -303,8 +303,8 @@ public sealed class DeadLetterRedriveTests : IDisposable
     {
         DeadLetter(Records);
         var options = new RedriveOptions { DeadLetterTopic = DeadLetterTopic, ErrorCode = typeof(TimeoutException).FullName };
-        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, options, CancellationToken.None);
-        RedrivePlan twin = await DeadLetterRedrive.PlanAsync(Kafka, options, CancellationToken.None);
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, options, CancellationToken.None).WaitAsync(Deadline);
+        RedrivePlan twin = await DeadLetterRedrive.PlanAsync(Kafka, options, CancellationToken.None).WaitAsync(Deadline);
         Assert.Equal(3, plan.DryRun.Written);
         Assert.Equal(3, plan.DryRun.SkippedByFilter);
         Assert.DoesNotContain(plan.DeadLetters, e => e.Outcome == RedriveOutcome.SkippedByFilter); // left out by a filter: counted, not listed
@@ -345,10 +345,10 @@ public sealed class DeadLetterRedriveTests : IDisposable
         var before = ForgedSourceRecord.Counts(_cluster.BootstrapServers, topics);
         Assert.Equal((1L, 1L, 0L), (before[Topic], before[DeadLetterTopic], before[ForgedSourceRecord.ForgedTopic]));
 
-        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "by-plan" }, CancellationToken.None);
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "by-plan" }, CancellationToken.None).WaitAsync(Deadline);
         RedrivePlanEntry entry = Assert.Single(plan.DeadLetters);
         Assert.Equal((Topic, 0, 0L, "System.InvalidOperationException"), (entry.SourceTopic, entry.SourcePartition!.Value, entry.SourceOffset!.Value, entry.ErrorCode));
-        Assert.Equal(1, (await plan.RunAsync(CancellationToken.None)).Written);
+        Assert.Equal(1, (await plan.RunAsync(CancellationToken.None).WaitAsync(Deadline)).Written);
         Assert.Equal(1, DeadLetterRedrive.Run(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, GroupId = "by-run" }).Written);
 
         var after = ForgedSourceRecord.Counts(_cluster.BootstrapServers, topics);
