@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Globalization;
 
 namespace KafkaProtobuf.Hosting;
 
@@ -35,5 +34,5 @@ public sealed class RetryTopicOptions
     /// <param name="topic">The topic the record was first read from.</param>
     /// <param name="tier">The tier, from 1.</param>
     /// <returns>The topic's name.</returns>
-    public static string TopicName(string topic, int tier) => topic + ".retry." + tier.ToString(CultureInfo.InvariantCulture);
+    public static string TopicName(string topic, int tier) => RetryTopicName.Of(topic, tier);
 }

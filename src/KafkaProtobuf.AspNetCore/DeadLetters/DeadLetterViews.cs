@@ -84,6 +84,11 @@ internal sealed class DeadLetterViews(WriterSchemaDecoder decoder, int maxShownC
         {
             part.Problem = "the schema source failed: " + Inert(e.InnerException?.Message ?? e.Message, 500); // an outage, not bad data: shown as bytes
         }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // Whatever else one record's bytes or schema make fail, that record is shown as bytes, never the page's 500.
+            part.Problem = "the record could not be decoded: " + BoundedText.Describe(e);
+        }
 
         if (decoded is { IsFramed: true })
         {

@@ -128,19 +128,7 @@ internal sealed class RetryTiers
     /// The first topic and tier of a topic named <c>{topic}.retry.{n}</c> with n from 1 to <paramref name="tiers"/>;
     /// null for any other name.
     /// </summary>
-    internal static (string Topic, int Tier)? TierOfName(string topic, int tiers)
-    {
-        const string Marker = ".retry.";
-        int at = topic.LastIndexOf(Marker, StringComparison.Ordinal);
-        int tier = 0;
-        for (int i = at + Marker.Length; at > 0 && i < topic.Length && tier <= tiers; i++)
-        {
-            tier = topic[i] is >= '0' and <= '9' ? (tier * 10) + (topic[i] - '0') : int.MaxValue;
-        }
-
-        string first = at > 0 ? topic.Substring(0, at) : string.Empty;
-        return tier >= 1 && tier <= tiers && RetryTopicOptions.TopicName(first, tier) == topic ? (first, tier) : null;
-    }
+    internal static (string Topic, int Tier)? TierOfName(string topic, int tiers) => RetryTopicName.Parse(topic, tiers);
 
     /// <summary>
     /// Where a record of <paramref name="retry"/>'s tier was first read: the source headers of its first hop, the

@@ -23,8 +23,6 @@ namespace KafkaProtobuf.Redrive;
 /// </remarks>
 public sealed class DeadLetter
 {
-    private const string RetryMarker = ".retry.";
-
     private DeadLetter(ConsumeResult<byte[], byte[]> record, Hop source, Hop last, int redriveCount, Headers originalHeaders)
     {
         Record = record;
@@ -126,7 +124,7 @@ public sealed class DeadLetter
     private static int FirstHop(Headers headers, List<int> blocks, Hop last)
     {
         int lastIndex = blocks.Count - 1;
-        if (RetryTierOf(last.Topic) is not (string firstTopic, int tier) || tier > lastIndex)
+        if (RetryTopicName.Parse(last.Topic) is not (string firstTopic, int tier) || tier > lastIndex)
         {
             return lastIndex;
         }
@@ -134,7 +132,7 @@ public sealed class DeadLetter
         for (int hop = 0; hop < tier; hop++)
         {
             int block = lastIndex - tier + hop;
-            string expected = hop == 0 ? firstTopic : RetryTopic(firstTopic, hop);
+            string expected = hop == 0 ? firstTopic : RetryTopicName.Of(firstTopic, hop);
             if (Hop.Read(headers, blocks[block], blocks[block + 1]).Topic != expected)
             {
                 return lastIndex;
@@ -143,37 +141,6 @@ public sealed class DeadLetter
 
         return lastIndex - tier;
     }
-
-    /// <summary>The first topic and tier of a name <c>{topic}.retry.{n}</c> (n from 1, written without leading zeros); null for any other.</summary>
-    private static (string Topic, int Tier)? RetryTierOf(string? topic)
-    {
-        if (topic is null)
-        {
-            return null;
-        }
-
-        int at = topic.LastIndexOf(RetryMarker, StringComparison.Ordinal);
-        if (at <= 0 || at + RetryMarker.Length >= topic.Length || topic.Length - at - RetryMarker.Length > 9)
-        {
-            return null;
-        }
-
-        int tier = 0;
-        for (int i = at + RetryMarker.Length; i < topic.Length; i++)
-        {
-            if (topic[i] is < '0' or > '9')
-            {
-                return null;
-            }
-
-            tier = (tier * 10) + (topic[i] - '0');
-        }
-
-        string first = topic.Substring(0, at);
-        return tier >= 1 && RetryTopic(first, tier) == topic ? (first, tier) : null;
-    }
-
-    private static string RetryTopic(string topic, int tier) => topic + RetryMarker + tier.ToString(CultureInfo.InvariantCulture);
 
     /// <summary>
     /// Whether a header names a topic Kafka could have (1 to 249 of <c>[A-Za-z0-9._-]</c>, not <c>.</c> or <c>..</c>): a

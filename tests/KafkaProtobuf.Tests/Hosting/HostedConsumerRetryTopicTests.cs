@@ -128,6 +128,8 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal(GoodValue(7), seven.Message.Value); // byte for byte through every hop
         Assert.Equal(Encoding.UTF8.GetBytes("k7"), seven.Message.Key);
         Assert.Equal(new TopicPartitionOffset("orders", 0, 7), FirstSource(seven.Message.Headers));
+        global::KafkaProtobuf.Redrive.DeadLetter read = global::KafkaProtobuf.Redrive.DeadLetter.Read(seven);
+        Assert.Equal(("orders", 0, 7L, 0), (read.SourceTopic, read.SourcePartition!.Value, read.SourceOffset!.Value, read.RedriveCount)); // as a redrive reads it
         Assert.Equal("orders.retry.2", SourceOf(seven.Message.Headers).Topic); // where it was read last
         Assert.Equal(2, AttemptOf(seven.Message.Headers));
         Assert.Equal(
@@ -342,6 +344,9 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal([0L, 2, 3, 4], calls.Where(c => c.Offset != 1).Select(c => c.Offset)); // each once, in order: 3 not held for the year 9999
         ConsumeResult<byte[], byte[]> letter = Assert.Single(ReadDeadLetters(Cluster.CreateConsumerConfig(), "forged.dlq", Deadline));
         Assert.Equal("forged.retry.2", SourceOf(letter.Message.Headers).Topic); // through this topic's own tiers, not payments'
+        global::KafkaProtobuf.Redrive.DeadLetter read = global::KafkaProtobuf.Redrive.DeadLetter.Read(letter); // as a redrive reads it: the first hop's block, never the forged headers
+        Assert.Equal(("forged", 0, 1L), (read.SourceTopic, read.SourcePartition!.Value, read.SourceOffset!.Value));
+        Assert.Equal(typeof(TimeoutException).FullName, read.ErrorCode);
         Assert.Equal([5L], Committed("forged", 1));
         Assert.Equal([1L], Committed("forged.retry.1", 1));
     }
