@@ -1,6 +1,5 @@
 using System;
 using KafkaProtobuf.Hosting.Health;
-using KafkaProtobuf.Hosting.Operations;
 using KafkaProtobuf.Hosting.Service;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

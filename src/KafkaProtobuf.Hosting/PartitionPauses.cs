@@ -25,7 +25,7 @@ public enum PartitionPauses
     CopyNotWritten = 8,
 
     /// <summary>
-    /// An operator paused it (<see cref="Operations.KafkaProtobufConsumerOperations.PauseAsync"/>); it waits for a resume.
+    /// An operator paused it (<see cref="KafkaProtobufConsumerOperations.PauseAsync"/>); it waits for a resume.
     /// </summary>
     Operator = 16,
 }

@@ -12,7 +12,6 @@ using KafkaProtobuf.AspNetCore.Redrive;
 using KafkaProtobuf.AspNetCore.Security;
 using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Hosting;
-using KafkaProtobuf.Hosting.Operations;
 using Microsoft.AspNetCore.Antiforgery;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
@@ -76,7 +75,7 @@ internal sealed class OperationsApi(
                 FailedAttempts = c.FailedAttempts,
                 LastError = c.LastError,
                 LastErrorAt = c.LastErrorAt,
-                Lag = c.Partitions.Sum(p => p.Lag),
+                Lag = c.Partitions.Sum(p => p.Lag ?? 0), // partitions whose lag is not known yet count for nothing
                 Partitions = c.Partitions.Select(p => new PartitionView
                 {
                     Topic = p.Topic,

@@ -49,11 +49,14 @@ internal sealed class PartitionView
 
     public int Partition { get; set; }
 
-    public long Position { get; set; }
+    /// <summary>Null while unknown (nothing consumed or committed yet).</summary>
+    public long? Position { get; set; }
 
-    public long End { get; set; }
+    /// <summary>Null while unknown.</summary>
+    public long? End { get; set; }
 
-    public long Lag { get; set; }
+    /// <summary>Null while the position or the end is unknown.</summary>
+    public long? Lag { get; set; }
 
     /// <summary>What holds it paused, by name (ReadAheadBudget, SchemaUnavailable, RetryNotDue, CopyNotWritten, Operator).</summary>
     public IReadOnlyList<string> PausedFor { get; set; } = [];

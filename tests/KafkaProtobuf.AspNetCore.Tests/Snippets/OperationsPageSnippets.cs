@@ -3,7 +3,6 @@ using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.AspNetCore;
 using KafkaProtobuf.Hosting;
-using KafkaProtobuf.Hosting.Operations;
 using KafkaProtobuf.SchemaRegistry;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;

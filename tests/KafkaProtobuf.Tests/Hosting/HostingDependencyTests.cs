@@ -14,17 +14,19 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// <summary>
 /// The hosted consumer's layers call one way, top down: a layer may use only the layers below it, so no cycle can form
 /// between them, the root namespace's included. Each internal part is a folder and its namespace. The root namespace
-/// (what users need one <c>using</c> for) holds three layers: at the top, the registration entry points, which register
-/// the consumer service; below the service, the composition it reads (the registration, the builder, the options of a
-/// whole consumer); at the bottom, the public surface every part may read (the options of one feature, enums, handler
-/// interfaces, metric, span and header names). A root type is surface unless listed as entry point or composition, and
-/// the surface is public.
+/// (what users need one <c>using</c> for: every public type is there) holds four layers: at the top, the registration
+/// entry points, which register the consumer service; below the service, the operators' view of the running consumers;
+/// below it, the composition the service reads (the registration, the builder, the options of a whole consumer); at the
+/// bottom, the public surface every part may read (the options of one feature, enums, handler interfaces, snapshots,
+/// metric, span and header names). A root type is surface unless listed in another root layer, and the surface is public.
 /// </summary>
 public sealed class HostingDependencyTests
 {
     private const string Root = "KafkaProtobuf.Hosting";
 
     private static readonly string[] EntryPoints = ["KafkaProtobufServiceCollectionExtensions", "KafkaProtobufHealthChecksBuilderExtensions"];
+
+    private static readonly string[] Operations = ["KafkaProtobufConsumerOperations"];
 
     private static readonly string[] Composition =
         [
@@ -34,7 +36,7 @@ public sealed class HostingDependencyTests
 
     // Top to bottom: a layer may use the layers after it. The root's three layers are named in capitals.
     private static readonly string[] LayersTopDown =
-        ["ENTRY POINTS", "Service", "Operations", "COMPOSITION", "Loops", "Work", "Conclusion", "Batching", "Scheduling", "Consuming", "Retrying", "Handling", "Health", "Diagnostics", "SURFACE"];
+        ["ENTRY POINTS", "Service", "OPERATIONS", "COMPOSITION", "Loops", "Work", "Conclusion", "Batching", "Scheduling", "Consuming", "Retrying", "Handling", "Health", "Diagnostics", "SURFACE"];
 
     private static readonly Architecture Hosting = new ArchLoader().LoadAssemblies(typeof(KafkaProtobufConsumerOptions).Assembly).Build();
 
@@ -62,7 +64,7 @@ public sealed class HostingDependencyTests
     {
         var root = Hosting.Types.Where(t => t.Namespace.FullName == Root && !t.FullName.Contains('<', System.StringComparison.Ordinal)).ToList();
         Assert.Contains(root, t => t.Name == "BatchOptions"); // the walk found the root
-        Assert.All(EntryPoints.Concat(Composition), name => Assert.Contains(root, t => t.Name == name));
+        Assert.All(EntryPoints.Concat(Operations).Concat(Composition), name => Assert.Contains(root, t => t.Name == name));
         string[] internalSurface = root.Where(t => IsSurface(t) && OutermostName(t) == t.Name && t.Visibility != Visibility.Public).Select(t => t.FullName).ToArray();
         Assert.True(internalSurface.Length == 0, "internal types in the root's surface (make them composition, or move them into a part): " + string.Join(", ", internalSurface));
     }
@@ -75,7 +77,7 @@ public sealed class HostingDependencyTests
         Assert.Equal(LayersTopDown.Where(l => !l.Equals(l.ToUpperInvariant(), System.StringComparison.Ordinal)).Order(), found);
     }
 
-    private static bool IsSurface(IType type) => !EntryPoints.Contains(type.Name) && !Composition.Contains(type.Name);
+    private static bool IsSurface(IType type) => !EntryPoints.Contains(type.Name) && !Operations.Contains(type.Name) && !Composition.Contains(type.Name);
 
     private static IEnumerable<IType> TypesOf(params string[] layers) => Hosting.Types.Where(t => layers.Any(layer => IsIn(t, layer)));
 
@@ -86,8 +88,9 @@ public sealed class HostingDependencyTests
         return layer switch
         {
             "ENTRY POINTS" => ns == Root && EntryPoints.Contains(outer),
+            "OPERATIONS" => ns == Root && Operations.Contains(outer),
             "COMPOSITION" => ns == Root && Composition.Contains(outer),
-            "SURFACE" => ns == Root && !EntryPoints.Contains(outer) && !Composition.Contains(outer),
+            "SURFACE" => ns == Root && !EntryPoints.Contains(outer) && !Operations.Contains(outer) && !Composition.Contains(outer),
             _ => ns == Root + "." + layer || ns.StartsWith(Root + "." + layer + ".", System.StringComparison.Ordinal),
         };
     }

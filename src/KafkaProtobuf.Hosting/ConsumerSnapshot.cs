@@ -1,7 +1,7 @@
 using System;
 using System.Collections.Generic;
 
-namespace KafkaProtobuf.Hosting.Operations;
+namespace KafkaProtobuf.Hosting;
 
 /// <summary>
 /// A hosted consumer as an operator sees it: read from the consumer's own state (its loop, its lag meter), never from

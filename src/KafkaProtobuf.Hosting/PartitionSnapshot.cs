@@ -1,6 +1,6 @@
 using System;
 
-namespace KafkaProtobuf.Hosting.Operations;
+namespace KafkaProtobuf.Hosting;
 
 /// <summary>One partition a hosted consumer holds, as last measured (about once a second).</summary>
 public sealed class PartitionSnapshot
@@ -8,9 +8,9 @@ public sealed class PartitionSnapshot
     internal PartitionSnapshot(
         string topic,
         int partition,
-        long position,
-        long end,
-        long lag,
+        long? position,
+        long? end,
+        long? lag,
         PartitionPauses pauses,
         DateTimeOffset? resumesAt,
         string? waitingFor)
@@ -33,15 +33,18 @@ public sealed class PartitionSnapshot
 
     /// <summary>
     /// The offset of the next record to conclude: past the last offset stored, or the first record consumed, or the
-    /// group's committed offset; -1 while none is known (nothing consumed or committed yet).
+    /// group's committed offset; <see langword="null"/> while none is known (nothing consumed or committed yet).
     /// </summary>
-    public long Position { get; }
+    public long? Position { get; }
 
-    /// <summary>The partition's end (high watermark) as the consumer last fetched it; -1 while unknown.</summary>
-    public long End { get; }
+    /// <summary>The partition's end (high watermark) as the consumer last fetched it; <see langword="null"/> while unknown.</summary>
+    public long? End { get; }
 
-    /// <summary>Records not yet handled: <see cref="End"/> past <see cref="Position"/> (0 while either is unknown).</summary>
-    public long Lag { get; }
+    /// <summary>
+    /// Records not yet handled: <see cref="End"/> past <see cref="Position"/>; <see langword="null"/> while either is
+    /// unknown (never 0 for "unknown": that would look healthy).
+    /// </summary>
+    public long? Lag { get; }
 
     /// <summary>What holds the partition paused, if anything.</summary>
     public PartitionPauses Pauses { get; }

@@ -7,7 +7,7 @@ using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Diagnostics;
 using KafkaProtobuf.Hosting.Health;
 
-namespace KafkaProtobuf.Hosting.Operations;
+namespace KafkaProtobuf.Hosting;
 
 /// <summary>
 /// The hosted consumers of this process as operators see them, and what operators may do to their partitions: pause,
@@ -17,8 +17,8 @@ namespace KafkaProtobuf.Hosting.Operations;
 /// </summary>
 public sealed class KafkaProtobufConsumerOperations
 {
-    /// <summary>How long an action waits for the consumer's loop to take it before it is withdrawn.</summary>
-    public static readonly TimeSpan ActionTimeout = TimeSpan.FromSeconds(10);
+    /// <summary>How long an action waits for the consumer's loop to take it before it is withdrawn (<see cref="PartitionActionResult.Busy"/>).</summary>
+    internal static readonly TimeSpan ActionTimeout = TimeSpan.FromSeconds(10);
 
     private readonly KafkaProtobufConsumerStates _states;
 
@@ -152,6 +152,7 @@ public sealed class KafkaProtobufConsumerOperations
     {
         (PartitionPauses pauses, DateTimeOffset? until) = status.PausesOf(lag.Topic, lag.Partition);
         string? waiting = status.WaitingOf(lag.Topic, lag.Partition);
-        return new PartitionSnapshot(lag.Topic, lag.Partition, lag.Position, lag.End, lag.Records, pauses, until, waiting);
+        long? position = lag.Position < 0 ? null : lag.Position, end = lag.End < 0 ? null : lag.End;
+        return new PartitionSnapshot(lag.Topic, lag.Partition, position, end, position is null || end is null ? null : lag.Records, pauses, until, waiting);
     }
 }
