@@ -58,7 +58,7 @@ public class PackageTests(PackedPackages packages)
         Assert.Equal("README.md", Field(nuspec, "readme"));
         Assert.False(string.IsNullOrWhiteSpace(Field(nuspec, "description")));
         Assert.False(string.IsNullOrWhiteSpace(Field(nuspec, "projectUrl")));
-        Assert.StartsWith("1.0.0: ", Field(nuspec, "releaseNotes"), StringComparison.Ordinal); // the release's summary, not only a link
+        Assert.StartsWith("1.1.0: ", Field(nuspec, "releaseNotes"), StringComparison.Ordinal); // the release's summary, not only a link
         Assert.Contains("kafka", Field(nuspec, "tags"), StringComparison.Ordinal);
         XElement repository = Metadata(nuspec).Elements().Single(e => e.Name.LocalName == "repository");
         Assert.Equal("git", (string?)repository.Attribute("type"));

@@ -7,34 +7,67 @@ using Xunit;
 namespace KafkaProtobuf.Tests.PublicApi;
 
 /// <summary>
-/// A released version is what its files say: the version built is the CHANGELOG's newest release, and every member of
-/// its API is in PublicAPI.Shipped.txt (nothing left unshipped). While a release is being prepared the CHANGELOG's top
-/// section is "[Unreleased]" and new members wait in PublicAPI.Unshipped.txt.
+/// The version says what changed (Semantic Versioning: new API is a minor release). While a release is prepared, the
+/// CHANGELOG's top section is "[Unreleased]", new members wait in PublicAPI.Unshipped.txt, and the version built is
+/// above the last release's, a minor step at least when API waits. A released version is the CHANGELOG's newest, and
+/// every member of its API is in PublicAPI.Shipped.txt. Checked in both states, for every package that has API files.
 /// </summary>
 public sealed partial class ReleaseStateTests
 {
     private static readonly string Root = Support.RepositoryRoot.Path;
 
+    /// <summary>The libraries, each with its API files (the tool has a command line, not an API).</summary>
+    private static readonly string[] Libraries =
+        ["KafkaProtobuf", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Testing", "KafkaProtobuf.Aspire", "KafkaProtobuf.Aspire.Hosting", "KafkaProtobuf.AspNetCore"];
+
+    private static Version Built => Version.Parse(VersionPrefix().Match(File.ReadAllText(Path.Combine(Root, "Directory.Build.props"))).Groups[1].Value);
+
+    private static Match[] Headings => Heading().Matches(File.ReadAllText(Path.Combine(Root, "CHANGELOG.md"))).ToArray();
+
+    private static string[] UnshippedApi(string library) =>
+        File.ReadAllLines(Path.Combine(Root, "src", library, "PublicAPI.Unshipped.txt")).Where(l => l.Trim().Length > 0 && l != "#nullable enable").ToArray();
+
+    [Fact]
+    public void EveryLibrary_HasItsApiFiles_AndEveryProjectWithApiFilesIsALibraryHere()
+    {
+        string[] withFiles = Directory.GetFiles(Path.Combine(Root, "src"), "PublicAPI.Unshipped.txt", SearchOption.AllDirectories)
+            .Select(f => Path.GetFileName(Path.GetDirectoryName(f)!)).Order(StringComparer.Ordinal).ToArray();
+        Assert.Equal(Libraries.Order(StringComparer.Ordinal), withFiles);
+        Assert.All(Libraries, l => Assert.True(File.Exists(Path.Combine(Root, "src", l, "PublicAPI.Shipped.txt")), l + " has no PublicAPI.Shipped.txt"));
+    }
+
+    [Fact]
+    public void WhileApiWaitsUnshipped_TheVersionIsAMinorStepAboveTheLastRelease_AndTheChangelogSaysUnreleased()
+    {
+        Match lastRelease = Headings.First(h => h.Groups[1].Value != "Unreleased");
+        Assert.Matches(@"^\d{4}-\d{2}-\d{2}$", lastRelease.Groups[2].Value);
+        var released = Version.Parse(lastRelease.Groups[1].Value);
+        string[] waiting = Libraries.Where(l => UnshippedApi(l).Length > 0).ToArray();
+        if (waiting.Length == 0)
+        {
+            return; // nothing new: a patch may follow the release
+        }
+
+        Assert.True(
+            Built.Major > released.Major || (Built.Major == released.Major && Built.Minor > released.Minor),
+            $"API waits unshipped in {string.Join(", ", waiting)}, but the version built, {Built}, is not a minor release above {released}: new API is a minor version (docs/versioning.md)");
+        Assert.Equal("Unreleased", Headings[0].Groups[1].Value);
+    }
+
     [Fact]
     public void AReleasedVersion_IsTheChangelogsNewest_AndLeavesNoApiUnshipped()
     {
-        string version = VersionPrefix().Match(File.ReadAllText(Path.Combine(Root, "Directory.Build.props"))).Groups[1].Value;
-        Match newest = Heading().Match(File.ReadAllText(Path.Combine(Root, "CHANGELOG.md")));
-        Assert.True(newest.Success, "CHANGELOG.md has no '## [version]' heading");
+        Match newest = Headings.First();
         if (newest.Groups[1].Value == "Unreleased")
         {
-            return; // between releases: new API may wait in the unshipped files
+            // Being prepared: the release to come is above the last one (the test above holds it to a minor step when API waits).
+            Assert.True(Built > Version.Parse(Headings.First(h => h.Groups[1].Value != "Unreleased").Groups[1].Value), $"{Built} is the version being prepared, but not above the last release");
+            return;
         }
 
-        Assert.Equal(version, newest.Groups[1].Value);
+        Assert.Equal(Built, Version.Parse(newest.Groups[1].Value));
         Assert.Matches(@"^\d{4}-\d{2}-\d{2}$", newest.Groups[2].Value);
-        string[] unshipped = Directory.GetFiles(Path.Combine(Root, "src"), "PublicAPI.Unshipped.txt", SearchOption.AllDirectories);
-        Assert.Equal(5, unshipped.Length);
-        foreach (string file in unshipped)
-        {
-            string[] lines = File.ReadAllLines(file).Where(l => l.Trim().Length > 0).ToArray();
-            Assert.True(lines is ["#nullable enable"], $"{Path.GetRelativePath(Root, file)} still lists API after release {version}: {string.Join(", ", lines.Skip(1))}");
-        }
+        Assert.All(Libraries, library => Assert.True(UnshippedApi(library).Length == 0, $"src/{library}/PublicAPI.Unshipped.txt still lists API after release {Built}: {string.Join(", ", UnshippedApi(library))}"));
     }
 
     [GeneratedRegex(@"<VersionPrefix>([^<]+)</VersionPrefix>")]
