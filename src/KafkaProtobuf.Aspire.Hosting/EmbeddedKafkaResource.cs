@@ -13,7 +13,7 @@ namespace KafkaProtobuf.Aspire.Hosting;
 public sealed class EmbeddedKafkaResource : Resource, IResourceWithConnectionString
 {
     private readonly StartedValue _bootstrapServers;
-    private readonly List<KeyValuePair<string, int>> _topics = [];
+    private readonly List<EmbeddedKafkaTopic> _topics = [];
 
     internal EmbeddedKafkaResource(string name, int brokerCount)
         : base(name)
@@ -32,12 +32,12 @@ public sealed class EmbeddedKafkaResource : Resource, IResourceWithConnectionStr
     public ReferenceExpression ConnectionStringExpression => ReferenceExpression.Create($"{_bootstrapServers}");
 
     /// <summary>The topics created at start, with their partition counts.</summary>
-    public IReadOnlyList<KeyValuePair<string, int>> Topics => _topics;
+    public IReadOnlyList<EmbeddedKafkaTopic> Topics => _topics.AsReadOnly();
 
     internal void AddTopic(string topic, int partitions)
     {
-        _topics.RemoveAll(t => t.Key == topic);
-        _topics.Add(new KeyValuePair<string, int>(topic, partitions));
+        _topics.RemoveAll(t => t.Name == topic);
+        _topics.Add(new EmbeddedKafkaTopic(topic, partitions));
     }
 
     internal EmbeddedKafkaCluster Start()
@@ -45,9 +45,9 @@ public sealed class EmbeddedKafkaResource : Resource, IResourceWithConnectionStr
         EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(BrokerCount);
         try
         {
-            foreach (KeyValuePair<string, int> topic in _topics)
+            foreach (EmbeddedKafkaTopic topic in _topics)
             {
-                cluster.CreateTopic(topic.Key, topic.Value);
+                cluster.CreateTopic(topic.Name, topic.Partitions);
             }
         }
         catch

@@ -15,7 +15,7 @@ namespace KafkaProtobuf.Aspire.Hosting;
 public sealed class InProcessSchemaRegistryResource : Resource, IResourceWithConnectionString
 {
     private readonly StartedValue _url;
-    private readonly List<KeyValuePair<string, string>> _subjects = [];
+    private readonly List<SchemaSubject> _subjects = [];
 
     internal InProcessSchemaRegistryResource(string name)
         : base(name) => _url = new StartedValue(name, "url");
@@ -27,9 +27,9 @@ public sealed class InProcessSchemaRegistryResource : Resource, IResourceWithCon
     public ReferenceExpression ConnectionStringExpression => ReferenceExpression.Create($"{_url}");
 
     /// <summary>The subjects registered at start, each with its .proto text, in the order given.</summary>
-    public IReadOnlyList<KeyValuePair<string, string>> Subjects => _subjects;
+    public IReadOnlyList<SchemaSubject> Subjects => _subjects.AsReadOnly();
 
-    internal void AddSubject(string subject, string protoText) => _subjects.Add(new KeyValuePair<string, string>(subject, protoText));
+    internal void AddSubject(string subject, string protoText) => _subjects.Add(new SchemaSubject(subject, protoText));
 
     internal async Task<InProcessSchemaRegistry> StartAsync(CancellationToken cancellationToken)
     {
@@ -37,9 +37,9 @@ public sealed class InProcessSchemaRegistryResource : Resource, IResourceWithCon
         try
         {
             using var client = new RegistryClient(registry.Url);
-            foreach (KeyValuePair<string, string> subject in _subjects)
+            foreach (SchemaSubject subject in _subjects)
             {
-                await client.RegisterAsync(subject.Key, subject.Value, "PROTOBUF", [], normalize: false, cancellationToken).ConfigureAwait(false);
+                await client.RegisterAsync(subject.Name, subject.ProtoText, "PROTOBUF", [], normalize: false, cancellationToken).ConfigureAwait(false);
             }
         }
         catch

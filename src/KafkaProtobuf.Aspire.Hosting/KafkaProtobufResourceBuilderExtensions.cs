@@ -54,7 +54,7 @@ public static class KafkaProtobufResourceBuilderExtensions
                     return Task.FromResult(ImmutableArray.Create(
                         new ResourcePropertySnapshot("bootstrap.servers", cluster.BootstrapServers),
                         new ResourcePropertySnapshot("brokers", cluster.BrokerCount.ToString(CultureInfo.InvariantCulture)),
-                        new ResourcePropertySnapshot("topics", string.Join(", ", kafka.Topics.Select(t => t.Key + " (" + t.Value.ToString(CultureInfo.InvariantCulture) + ")")))));
+                        new ResourcePropertySnapshot("topics", string.Join(", ", kafka.Topics.Select(t => t.Name + " (" + t.Partitions.ToString(CultureInfo.InvariantCulture) + ")")))));
                 },
                 kafka.Stop)
             .WithCommand(DeadLetterCommands.ListName, "Dead letters", deadLetters.ListAsync, DeadLetterCommands.ListOptions())
@@ -103,7 +103,7 @@ public static class KafkaProtobufResourceBuilderExtensions
                     InProcessSchemaRegistry started = await registry.StartAsync(cancellationToken).ConfigureAwait(false);
                     return ImmutableArray.Create(
                         new ResourcePropertySnapshot("url", started.Url),
-                        new ResourcePropertySnapshot("subjects", string.Join(", ", registry.Subjects.Select(s => s.Key))));
+                        new ResourcePropertySnapshot("subjects", string.Join(", ", registry.Subjects.Select(s => s.Name))));
                 },
                 registry.Stop)
             .WithCommand(ProtoCheckCommand.Name, "Check .proto", context => ProtoCheckCommand.ExecuteAsync(registry, context), ProtoCheckCommand.Options());

@@ -56,5 +56,13 @@ public sealed class BadArgumentTests
         Assert.Equal(2, typo.Line); // said when the AppHost's code runs, not when the registry starts
         Assert.Empty(registry.Resource.Subjects);
         Assert.Empty(kafka.Resource.Topics);
+
+        // What the resources hand out is a view: it says what was added, and refuses a change cast back.
+        kafka.WithTopic("orders", 3).WithTopic("orders", 6);
+        registry.WithSubject("orders-value", "syntax = \"proto3\";\nmessage Order { string id = 1; }\n");
+        Assert.Equal(("orders", 6), (Assert.Single(kafka.Resource.Topics).Name, kafka.Resource.Topics[0].Partitions)); // the last WithTopic of a name counts
+        Assert.Equal("orders-value", Assert.Single(registry.Resource.Subjects).Name);
+        Assert.Throws<NotSupportedException>(() => ((System.Collections.Generic.IList<KafkaProtobuf.Aspire.Hosting.EmbeddedKafkaTopic>)kafka.Resource.Topics).Clear());
+        Assert.Throws<NotSupportedException>(() => ((System.Collections.Generic.IList<KafkaProtobuf.Aspire.Hosting.SchemaSubject>)registry.Resource.Subjects).Clear());
     }
 }

@@ -8,8 +8,11 @@ public static class CompatibilityLevelNames
 {
     private static readonly string[] Names = ["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"];
 
+    // What All hands out: a view that cannot be cast back to the array TryParse and Of read.
+    private static readonly IReadOnlyList<string> ReadOnlyNames = Array.AsReadOnly(Names);
+
     /// <summary>Every name, in the order of <see cref="CompatibilityLevel"/>.</summary>
-    public static IReadOnlyList<string> All => Names;
+    public static IReadOnlyList<string> All => ReadOnlyNames;
 
     /// <summary>The registry's name of a level.</summary>
     /// <param name="level">The level.</param>

@@ -91,7 +91,7 @@ public sealed class MultiTypeProtobufDeserializer : IDeserializer<IMessage>, IAs
         }
 
         _decoder = RecordDecoder<IMessage, WriterTypeParser>.ForTypes(registered, options);
-        MessageTypes = registered.ToArray();
+        MessageTypes = Array.AsReadOnly(registered.ToArray());
     }
 
     /// <summary>The message types this deserializer parses.</summary>

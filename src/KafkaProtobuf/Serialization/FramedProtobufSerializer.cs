@@ -82,7 +82,7 @@ public sealed class FramedProtobufSerializer<T> : ISerializer<T>, IAsyncSerializ
     public MessageIndexOrder MessageIndexOrder { get; }
 
     /// <summary><typeparamref name="T"/>'s message-index path in its .proto file, top level first (whichever order it is written in).</summary>
-    public IReadOnlyList<int> MessageIndexPath => _messageIndexPath;
+    public IReadOnlyList<int> MessageIndexPath => Array.AsReadOnly(_messageIndexPath); // a view: the serializer's own array cannot be reached
 
     /// <summary>Serializes a key or value; called by the Confluent.Kafka producer for every record.</summary>
     /// <param name="data">The message, or <see langword="null"/> for a tombstone.</param>
