@@ -17,7 +17,7 @@ namespace KafkaProtobuf.Hosting;
 /// </summary>
 public sealed class KafkaProtobufConsumerOperations
 {
-    /// <summary>How long an action waits for the consumer's loop to take it before it is withdrawn (<see cref="PartitionActionResult.Busy"/>).</summary>
+    /// <summary>How long an action waits for the consumer's loop to take it before it is withdrawn (<c>Busy</c>).</summary>
     internal static readonly TimeSpan ActionTimeout = TimeSpan.FromSeconds(10);
 
     private readonly KafkaProtobufConsumerStates _states;
@@ -153,6 +153,7 @@ public sealed class KafkaProtobufConsumerOperations
         (PartitionPauses pauses, DateTimeOffset? until) = status.PausesOf(lag.Topic, lag.Partition);
         string? waiting = status.WaitingOf(lag.Topic, lag.Partition);
         long? position = lag.Position < 0 ? null : lag.Position, end = lag.End < 0 ? null : lag.End;
-        return new PartitionSnapshot(lag.Topic, lag.Partition, position, end, position is null || end is null ? null : lag.Records, pauses, until, waiting);
+        long? records = position is null || end is null ? null : lag.Records;
+        return new PartitionSnapshot(lag.Topic, lag.Partition, position, end, records, pauses, until, waiting);
     }
 }

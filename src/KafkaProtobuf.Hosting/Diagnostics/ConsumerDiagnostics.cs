@@ -1,138 +1,97 @@
 using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
+using Events = KafkaProtobuf.Hosting.KafkaProtobufConsumerDiagnostics;
 
 namespace KafkaProtobuf.Hosting.Diagnostics;
 
 /// <summary>
 /// One consumer's events, record by record, written on the consumer's own threads to the <see cref="DiagnosticListener"/>
-/// named <see cref="ListenerName"/>, which anyone may subscribe to (<see cref="DiagnosticListener.AllListeners"/>): what
+/// named <see cref="Events.ListenerName"/>, which anyone may subscribe to: what
 /// must be accounted for record by record (each delivery, stored offset, dead letter, move back), too many for a log.
 /// Nothing is built unless a subscriber asked for the event; with none, each call is one field read.
 /// </summary>
 internal sealed class ConsumerDiagnostics(string consumer, string? group)
 {
-    /// <summary>The listener's name.</summary>
-    public const string ListenerName = "KafkaProtobuf.Hosting";
-
-    /// <summary>Partitions were assigned (<see cref="ConsumerEvent.Partitions"/>).</summary>
-    public const string AssignedEvent = ListenerName + ".Assigned";
-
-    /// <summary>Partitions were revoked or lost (<see cref="ConsumerEvent.Partitions"/>, <see cref="ConsumerEvent.Lost"/>).</summary>
-    public const string RevokedEvent = ListenerName + ".Revoked";
-
-    /// <summary>A consume gave the consumer a record: good, poison, or one whose writer's schema is unavailable.</summary>
-    public const string DeliveredEvent = ListenerName + ".Delivered";
-
-    /// <summary>
-    /// The consumer went back to a record, to read it again: its writer's schema was unavailable, or its copy was not
-    /// written.
-    /// </summary>
-    public const string MovedBackEvent = ListenerName + ".MovedBack";
-
-    /// <summary>A record was written to the dead-letter topic.</summary>
-    public const string DeadLetteredEvent = ListenerName + ".DeadLettered";
-
-    /// <summary>
-    /// The offset past a record its handler completed was stored: it and every earlier record of its partition are done
-    /// with (a copy written stores its own, told as <see cref="DeadLetteredEvent"/>).
-    /// </summary>
-    public const string StoredEvent = ListenerName + ".Stored";
-
-    /// <summary>A commit's outcome (<see cref="ConsumerEvent.Committed"/>).</summary>
-    public const string CommittedEvent = ListenerName + ".Committed";
-
-    /// <summary>The Kafka client reported an error (<see cref="ConsumerEvent.Error"/>).</summary>
-    public const string ClientErrorEvent = ListenerName + ".ClientError";
-
-    /// <summary>
-    /// What records taken and not yet concluded count against the read-ahead budget changed
-    /// (<see cref="ConsumerEvent.ReadAheadBytes"/>).
-    /// </summary>
-    public const string ReadAheadEvent = ListenerName + ".ReadAhead";
-
-    /// <summary>Shutdown began: no record or batch starts its handler from now on.</summary>
-    public const string StoppingEvent = ListenerName + ".Stopping";
-
-    private static readonly DiagnosticListener Listener = new(ListenerName);
+    private static readonly DiagnosticListener Listener = new(Events.ListenerName);
 
     public void Assigned(List<TopicPartition> partitions)
     {
-        if (Enabled(AssignedEvent))
+        if (Enabled(Events.AssignedEvent))
         {
-            Write(AssignedEvent, new ConsumerEvent(consumer, group, partitions: partitions));
+            Write(Events.AssignedEvent, new ConsumerEvent(consumer, group, partitions: partitions));
         }
     }
 
     public void Revoked(List<TopicPartition> partitions, bool lost)
     {
-        if (Enabled(RevokedEvent))
+        if (Enabled(Events.RevokedEvent))
         {
-            Write(RevokedEvent, new ConsumerEvent(consumer, group, partitions: partitions, lost: lost));
+            Write(Events.RevokedEvent, new ConsumerEvent(consumer, group, partitions: partitions, lost: lost));
         }
     }
 
     public void Delivered(string topic, Partition partition, Offset offset)
     {
-        if (Enabled(DeliveredEvent))
+        if (Enabled(Events.DeliveredEvent))
         {
-            Write(DeliveredEvent, new ConsumerEvent(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
+            Write(Events.DeliveredEvent, new ConsumerEvent(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
         }
     }
 
     public void MovedBack(TopicPartitionOffset record, bool schemaUnavailable)
     {
-        if (Enabled(MovedBackEvent))
+        if (Enabled(Events.MovedBackEvent))
         {
-            Write(MovedBackEvent, new ConsumerEvent(consumer, group, position: record, schemaUnavailable: schemaUnavailable));
+            Write(Events.MovedBackEvent, new ConsumerEvent(consumer, group, position: record, schemaUnavailable: schemaUnavailable));
         }
     }
 
     public void DeadLettered(TopicPartitionOffset record)
     {
-        if (Enabled(DeadLetteredEvent))
+        if (Enabled(Events.DeadLetteredEvent))
         {
-            Write(DeadLetteredEvent, new ConsumerEvent(consumer, group, position: record));
+            Write(Events.DeadLetteredEvent, new ConsumerEvent(consumer, group, position: record));
         }
     }
 
     public void Stored(string topic, Partition partition, Offset offset)
     {
-        if (Enabled(StoredEvent))
+        if (Enabled(Events.StoredEvent))
         {
-            Write(StoredEvent, new ConsumerEvent(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
+            Write(Events.StoredEvent, new ConsumerEvent(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
         }
     }
 
     public void Committed(CommittedOffsets committed)
     {
-        if (Enabled(CommittedEvent))
+        if (Enabled(Events.CommittedEvent))
         {
-            Write(CommittedEvent, new ConsumerEvent(consumer, group, committed: committed));
+            Write(Events.CommittedEvent, new ConsumerEvent(consumer, group, committed: committed));
         }
     }
 
     public void ClientError(Error error)
     {
-        if (Enabled(ClientErrorEvent))
+        if (Enabled(Events.ClientErrorEvent))
         {
-            Write(ClientErrorEvent, new ConsumerEvent(consumer, group, error: error));
+            Write(Events.ClientErrorEvent, new ConsumerEvent(consumer, group, error: error));
         }
     }
 
     public void ReadAhead(long bytes)
     {
-        if (Enabled(ReadAheadEvent))
+        if (Enabled(Events.ReadAheadEvent))
         {
-            Write(ReadAheadEvent, new ConsumerEvent(consumer, group, readAheadBytes: bytes));
+            Write(Events.ReadAheadEvent, new ConsumerEvent(consumer, group, readAheadBytes: bytes));
         }
     }
 
     public void Stopping()
     {
-        if (Enabled(StoppingEvent))
+        if (Enabled(Events.StoppingEvent))
         {
-            Write(StoppingEvent, new ConsumerEvent(consumer, group));
+            Write(Events.StoppingEvent, new ConsumerEvent(consumer, group));
         }
     }
 

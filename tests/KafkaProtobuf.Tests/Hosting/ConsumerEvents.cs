@@ -2,15 +2,19 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
-using KafkaProtobuf.Hosting.Diagnostics;
+using System.Collections.Concurrent;
+using System.Reflection;
+using KafkaProtobuf.Hosting;
 
 namespace KafkaProtobuf.Tests.Hosting;
 
 /// <summary>
 /// What a test hears of one hosted consumer (by name and group: tests run side by side, each with a group of its own)
 /// through its diagnostic events, the <c>KafkaProtobuf.Hosting</c> <see cref="DiagnosticListener"/> any application
-/// may subscribe to; on the consumer's own threads, as they happen. A test's subscriber overrides the events it
-/// records; the rest are ignored. Subscribed from construction until disposed.
+/// may subscribe to; on the consumer's own threads, as they happen. Read as an application must read them: by the
+/// public event names (<see cref="KafkaProtobufConsumerDiagnostics"/>) and the payload's properties by name, never by
+/// the package's own types. A test's subscriber overrides the events it records; the rest are ignored. Subscribed from
+/// construction until disposed.
 /// </summary>
 internal abstract class ConsumerEvents : IObserver<DiagnosticListener>, IObserver<KeyValuePair<string, object?>>, IDisposable
 {
@@ -84,7 +88,7 @@ internal abstract class ConsumerEvents : IObserver<DiagnosticListener>, IObserve
 
     void IObserver<DiagnosticListener>.OnNext(DiagnosticListener listener)
     {
-        if (listener.Name == ConsumerDiagnostics.ListenerName)
+        if (listener.Name == KafkaProtobufConsumerDiagnostics.ListenerName)
         {
             lock (_subscriptions)
             {
@@ -95,43 +99,61 @@ internal abstract class ConsumerEvents : IObserver<DiagnosticListener>, IObserve
 
     void IObserver<KeyValuePair<string, object?>>.OnNext(KeyValuePair<string, object?> value)
     {
-        if (value.Value is not ConsumerEvent e || e.Consumer != _consumer || e.Group != _group)
+        var e = new Payload(value.Value);
+        if (e.Get<string>("Consumer") != _consumer || e.Get<string>("Group") != _group)
         {
             return;
         }
 
         switch (value.Key)
         {
-            case ConsumerDiagnostics.AssignedEvent:
-                Assigned(e.Partitions!);
+            case KafkaProtobufConsumerDiagnostics.AssignedEvent:
+                Assigned(e.Get<IReadOnlyList<TopicPartition>>("Partitions")!);
                 break;
-            case ConsumerDiagnostics.RevokedEvent:
-                Revoked(e.Partitions!, e.Lost);
+            case KafkaProtobufConsumerDiagnostics.RevokedEvent:
+                Revoked(e.Get<IReadOnlyList<TopicPartition>>("Partitions")!, e.Get<bool>("Lost"));
                 break;
-            case ConsumerDiagnostics.DeliveredEvent:
-                Delivered(e.Position!);
+            case KafkaProtobufConsumerDiagnostics.DeliveredEvent:
+                Delivered(e.Get<TopicPartitionOffset>("Position")!);
                 break;
-            case ConsumerDiagnostics.MovedBackEvent:
-                MovedBack(e.Position!, e.SchemaUnavailable);
+            case KafkaProtobufConsumerDiagnostics.MovedBackEvent:
+                MovedBack(e.Get<TopicPartitionOffset>("Position")!, e.Get<bool>("SchemaUnavailable"));
                 break;
-            case ConsumerDiagnostics.DeadLetteredEvent:
-                DeadLettered(e.Position!);
+            case KafkaProtobufConsumerDiagnostics.DeadLetteredEvent:
+                DeadLettered(e.Get<TopicPartitionOffset>("Position")!);
                 break;
-            case ConsumerDiagnostics.StoredEvent:
-                Stored(e.Position!);
+            case KafkaProtobufConsumerDiagnostics.StoredEvent:
+                Stored(e.Get<TopicPartitionOffset>("Position")!);
                 break;
-            case ConsumerDiagnostics.CommittedEvent:
-                Committed(e.Committed!);
+            case KafkaProtobufConsumerDiagnostics.CommittedEvent:
+                Committed(e.Get<CommittedOffsets>("Committed")!);
                 break;
-            case ConsumerDiagnostics.ClientErrorEvent:
-                ClientError(e.Error!);
+            case KafkaProtobufConsumerDiagnostics.ClientErrorEvent:
+                ClientError(e.Get<Error>("Error")!);
                 break;
-            case ConsumerDiagnostics.ReadAheadEvent:
-                ReadAhead(e.ReadAheadBytes);
+            case KafkaProtobufConsumerDiagnostics.ReadAheadEvent:
+                ReadAhead(e.Get<long>("ReadAheadBytes"));
                 break;
-            case ConsumerDiagnostics.StoppingEvent:
+            case KafkaProtobufConsumerDiagnostics.StoppingEvent:
                 Stopping();
                 break;
+        }
+    }
+
+    /// <summary>A payload's properties, read by name (their getters found once per payload type).</summary>
+    private readonly struct Payload(object? value)
+    {
+        private static readonly ConcurrentDictionary<(Type, string), PropertyInfo?> Properties = new();
+
+        public T? Get<T>(string name)
+        {
+            if (value is null)
+            {
+                return default;
+            }
+
+            PropertyInfo? property = Properties.GetOrAdd((value.GetType(), name), key => key.Item1.GetProperty(key.Item2));
+            return property?.GetValue(value) is T read ? read : default;
         }
     }
 
