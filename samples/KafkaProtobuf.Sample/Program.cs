@@ -128,7 +128,7 @@ await using (WebApplication host = builder.Build())
     {
         page.AllowAnonymousOnLoopback = true;
         page.Kafka = new ClientConfig { BootstrapServers = bootstrapServers };
-        page.Schemas = registry;
+        page.WriterSchemaSource = registry;
     });
     await host.StartAsync();
     string pageUrl = host.Urls.First() + "/kafka/";

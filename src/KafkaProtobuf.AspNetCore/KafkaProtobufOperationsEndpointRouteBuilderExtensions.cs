@@ -77,8 +77,22 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
         IHostApplicationLifetime? lifetime = services.GetService<IHostApplicationLifetime>();
         DeadLetterTopicReader? reader = options.Kafka is null ? null : new DeadLetterTopicReader(options.Kafka);
         lifetime?.ApplicationStopped.Register(() => reader?.Dispose());
-        ISchemaFileSource? schemaSource = options.Schemas ?? (options.SchemaFiles.Count > 0 ? new SingleFileSchemaSource(options.SchemaFiles[options.SchemaFiles.Count - 1]) : null);
-        var views = new DeadLetterViews(new WriterSchemaDecoder(schemaSource, new WriterSchemaDecoderOptions { Indented = true }), options.MaxShownChars);
+        var decoding = new WriterSchemaDecoderOptions { Indented = true };
+        decoding.Framing.SchemaIdLookup = options.Framing.SchemaIdLookup;
+        decoding.Framing.MessageIndexEncoding = options.Framing.MessageIndexEncoding;
+        decoding.Framing.MessageIndexPresence = options.Framing.MessageIndexPresence;
+        decoding.Framing.MessageIndexOrder = options.Framing.MessageIndexOrder;
+        WriterSchemaDecoder decoder;
+        try
+        {
+            decoder = new WriterSchemaDecoder(options.WriterSchemaSource, decoding);
+        }
+        catch (ArgumentException e)
+        {
+            throw new InvalidOperationException("The operations page's Framing cannot be read with: " + e.Message, e);
+        }
+
+        var views = new DeadLetterViews(decoder, options.MaxShownChars);
         RedriveRuns? runs = options.Kafka is null ? null : new RedriveRuns(options.Kafka, logger, TimeProvider.System, lifetime?.ApplicationStopping ?? default);
         var api = new OperationsApi(
             options,

@@ -1,10 +1,7 @@
 using System;
 using System.Collections.Generic;
-using System.IO;
 using System.Linq;
 using Confluent.Kafka;
-using Google.Protobuf;
-using Google.Protobuf.Reflection;
 using KafkaProtobuf.Decoding;
 
 namespace KafkaProtobuf.AspNetCore;
@@ -57,17 +54,16 @@ public sealed class KafkaProtobufOperationsOptions
     public IList<string> DeadLetterTopics { get; } = new List<string>();
 
     /// <summary>
-    /// Where the writer's schema of a dead letter comes from, by its schema id: a <c>RegistryClient</c> of
-    /// KafkaProtobuf.SchemaRegistry, or any <see cref="ISchemaFileSource"/>. Unset: <see cref="SchemaFiles"/>.
+    /// Where the writer's schema of a dead letter comes from, by its schema id, as for the deserializers
+    /// (<c>WriterSchemaOptions.Source</c>): a <c>RegistryClient</c> of KafkaProtobuf.SchemaRegistry; a
+    /// <see cref="SingleFileSchemaSource"/> to read every record in one file (your generated <c>ShopReflection.Descriptor</c>,
+    /// or a descriptor set's: <see cref="DescriptorSetFile"/>); any <see cref="ISchemaFileSource"/>. Unset: values are shown
+    /// framed but not decoded.
     /// </summary>
-    public ISchemaFileSource? Schemas { get; set; }
+    public ISchemaFileSource? WriterSchemaSource { get; set; }
 
-    /// <summary>
-    /// Without <see cref="Schemas"/>: the file every dead letter is read against (the last one given, with the ones
-    /// before it for the types it imports), e.g. your generated <c>ShopReflection.Descriptor</c>, or a descriptor set's
-    /// (<see cref="AddDescriptorSet"/>). Neither: values are shown framed but not decoded.
-    /// </summary>
-    public IList<FileDescriptor> SchemaFiles { get; } = new List<FileDescriptor>();
+    /// <summary>How dead letters' keys and values are framed, as for the deserializers; default Confluent's.</summary>
+    public FramingOptions Framing { get; } = new();
 
     /// <summary>Dead letters per page (1 to 500); default 50.</summary>
     public int RecordsPerPage { get; set; } = 50;
@@ -80,23 +76,6 @@ public sealed class KafkaProtobufOperationsOptions
 
     /// <summary>The most raw bytes one request returns of a key or value; default 1 MiB.</summary>
     public int MaxRawBytes { get; set; } = 1 << 20;
-
-    /// <summary>Adds the files of <c>protoc --include_imports --descriptor_set_out=FILE</c> to <see cref="SchemaFiles"/>.</summary>
-    /// <param name="path">The descriptor set's path.</param>
-    /// <returns>These options.</returns>
-    /// <exception cref="IOException">The file cannot be read.</exception>
-    /// <exception cref="InvalidDataException">The file holds no descriptors.</exception>
-    /// <exception cref="InvalidProtocolBufferException">The file is not a descriptor set.</exception>
-    /// <exception cref="ArgumentException">The path is empty, or the set's files do not build (an import missing from it).</exception>
-    public KafkaProtobufOperationsOptions AddDescriptorSet(string path)
-    {
-        foreach (FileDescriptor file in DescriptorSetFile.Read(path))
-        {
-            SchemaFiles.Add(file);
-        }
-
-        return this;
-    }
 
     /// <summary>Refuses settings the page cannot work with, saying which.</summary>
     internal void Validate()

@@ -47,14 +47,28 @@ public sealed class MappingTests(PageApp app)
     }
 
     [Fact]
+    public void FramingThatCannotBeRead_IsRefusedAtStartUp()
+    {
+        var thrown = Assert.Throws<InvalidOperationException>(() => app.Build(
+            page =>
+            {
+                page.ReadPolicy = "kafka-read";
+                page.Framing.MessageIndexPresence = MessageIndexPresence.Absent;
+                page.Framing.MessageIndexEncoding = MessageIndexEncoding.LegacyUnsigned; // no indexes have no encoding
+            },
+            withConsumer: false));
+        Assert.Contains("Framing", thrown.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void BadArguments_AreArgumentExceptions()
     {
         Assert.Throws<ArgumentNullException>(() => ((IEndpointRouteBuilder)null!).MapKafkaProtobufOperations("/kafka", _ => { }));
         WebApplication bare = WebApplication.CreateBuilder().Build();
         Assert.Throws<ArgumentException>(() => bare.MapKafkaProtobufOperations(" ", _ => { }));
         Assert.Throws<ArgumentNullException>(() => bare.MapKafkaProtobufOperations("/kafka", null!));
-        Assert.Throws<ArgumentException>(() => new KafkaProtobufOperationsOptions().AddDescriptorSet(string.Empty));
-        Assert.ThrowsAny<System.IO.IOException>(() => new KafkaProtobufOperationsOptions().AddDescriptorSet("/no/such/set.pb"));
+        Assert.Throws<ArgumentException>(() => KafkaProtobuf.Decoding.DescriptorSetFile.Read(string.Empty));
+        Assert.ThrowsAny<System.IO.IOException>(() => KafkaProtobuf.Decoding.DescriptorSetFile.Read("/no/such/set.pb"));
     }
 
     [Fact]
@@ -184,7 +198,7 @@ public sealed class MappingTests(PageApp app)
                 page.ReadPolicy = "kafka-read";
                 page.ActPolicy = "kafka-act";
                 page.Kafka = new ClientConfig { BootstrapServers = app.Cluster.BootstrapServers, SaslUsername = "svc-orders", SaslPassword = password };
-                page.Schemas = app.Client;
+                page.WriterSchemaSource = app.Client;
                 page.DeadLetterTopics.Add(PageApp.DeadLetterTopic);
             },
             withConsumer: false);

@@ -72,7 +72,7 @@ public sealed class PageApp : IAsyncLifetime
             options.ReadPolicy = "kafka-read";
             options.ActPolicy = "kafka-act";
             options.Kafka = new ClientConfig { BootstrapServers = Cluster.BootstrapServers };
-            options.Schemas = Client;
+            options.WriterSchemaSource = Client;
             options.DeadLetterTopics.Add(BulkTopic);
         });
         await _app.StartAsync().WaitAsync(Timeout);

@@ -175,7 +175,7 @@ internal static class OperationsPageLoad
         {
             page.AllowAnonymousOnLoopback = true;
             page.Kafka = new ClientConfig { BootstrapServers = cluster.BootstrapServers };
-            page.SchemaFiles.Add(AddressBook.AddressbookReflection.Descriptor);
+            page.WriterSchemaSource = new KafkaProtobuf.Decoding.SingleFileSchemaSource(AddressBook.AddressbookReflection.Descriptor);
             page.DeadLetterTopics.Add(DeadLetterTopic);
         });
         return app;

@@ -2,6 +2,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.AspNetCore;
+using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
 using Microsoft.AspNetCore.Builder;
@@ -31,7 +32,7 @@ internal static class OperationsPageSnippets
             page.ReadPolicy = "kafka-read";       // see consumers and dead letters
             page.ActPolicy = "kafka-act";         // redrive, pause, resume, rewind
             page.Kafka = new ClientConfig { BootstrapServers = "kafka:9092" };
-            page.Schemas = app.Services.GetRequiredService<RegistryClient>();
+            page.WriterSchemaSource = app.Services.GetRequiredService<RegistryClient>();
         });
         #endregion
     }
@@ -43,7 +44,7 @@ internal static class OperationsPageSnippets
         {
             page.AllowAnonymousOnLoopback = true; // development: this machine only, 403 elsewhere
             page.Kafka = new ClientConfig { BootstrapServers = bootstrapServers };
-            page.SchemaFiles.Add(Shop.V1.ShopReflection.Descriptor); // decode with the application's own types
+            page.WriterSchemaSource = new SingleFileSchemaSource(Shop.V1.ShopReflection.Descriptor); // decode with the application's own types
         });
         #endregion
     }
