@@ -11,8 +11,11 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// <summary>
 /// Measures each assigned partition's lag once a second, on a timer (the loop may be in a handler for long): its end as
 /// the consumer last fetched it, past the offset last stored (before one is, the partition's first record consumed;
-/// before that, its position). Nothing is asked of the broker; librdkafka answers these from any thread. What it
-/// measures goes to <see cref="ConsumerLag"/>, which the health check and the lag gauge read.
+/// before that, its position). The timer's thread is the one other thread that calls the Kafka consumer: librdkafka
+/// answers these calls from any thread. It asks the broker twice: the group's committed offset of a partition with
+/// nothing consumed yet (once per assignment), and the end of a paused partition (which fetches nothing), each with a
+/// timeout; a measurement that waits is not overlapped by the next. What it measures goes to <see cref="ConsumerLag"/>,
+/// which the health check, the lag gauge and the operators' view read.
 /// </summary>
 /// <param name="lag">Where measurements go.</param>
 /// <param name="reset">Where the consumer starts a partition the group never committed (for a partition with nothing consumed).</param>
