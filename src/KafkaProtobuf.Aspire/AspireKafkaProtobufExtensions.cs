@@ -10,6 +10,7 @@ using KafkaProtobuf.Aspire.Health;
 using KafkaProtobuf.Diagnostics;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Logging;
@@ -22,7 +23,10 @@ namespace Microsoft.Extensions.Hosting;
 /// .NET Aspire client integration: KafkaProtobuf's hosted consumer, a registering Protobuf producer and the Schema
 /// Registry client, each added by a connection name (<c>ConnectionStrings:{connectionName}</c>, which <c>WithReference</c>
 /// in the AppHost sets), with a health check, OpenTelemetry tracing and metrics and librdkafka's log through
-/// <see cref="ILogger"/>, each switchable off (<see cref="KafkaProtobufClientSettings"/>).
+/// <see cref="ILogger"/>, each switchable off (<see cref="KafkaProtobufConsumerSettings"/>,
+/// <see cref="KafkaProtobufProducerSettings"/>, <see cref="KafkaProtobufRegistrySettings"/>). Each call comes as an
+/// overload set, as Aspire's own integrations do: the connection alone, with options, or with settings, options and
+/// (a producer) its builder.
 /// </summary>
 public static class AspireKafkaProtobufExtensions
 {
@@ -31,38 +35,84 @@ public static class AspireKafkaProtobufExtensions
     /// <summary>
     /// Adds a hosted consumer connected to the Kafka of <paramref name="connectionName"/>, its options read from
     /// <c>Aspire:KafkaProtobuf:Consumers:{consumerName}</c> (the keys of docs/hosting.md), then the connection string's
-    /// settings, then <paramref name="configureOptions"/>. The group id defaults to the consumer's name. Complete it
-    /// with the returned builder (deserializers and a handler), as with <c>services.AddKafkaProtobufConsumer</c>.
+    /// settings. The group id defaults to the consumer's name; a new group reads from where <c>auto.offset.reset</c>
+    /// says (librdkafka's default: only what comes next). Complete it with the returned builder (deserializers and a
+    /// handler), as with <c>services.AddKafkaProtobufConsumer</c>.
     /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <typeparam name="TValue">The value type: a generated message type, or <see cref="IMessage"/> for several.</typeparam>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The Kafka resource's connection name.</param>
     /// <param name="consumerName">The consumer's name, unique in the service: its configuration section, logs, metrics and health data.</param>
-    /// <param name="configureSettings">Changes the settings read from configuration; optional.</param>
-    /// <param name="configureOptions">Sets or overrides options after the section and the connection string; optional.</param>
     /// <returns>The consumer's builder.</returns>
-    /// <exception cref="InvalidOperationException">No connection string, or a switch in <c>Aspire:KafkaProtobuf</c> that is not true or false.</exception>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
+    /// <exception cref="ArgumentException">A name is empty, the consumer's name is taken, or the connection string cannot be read.</exception>
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> AddKafkaProtobufConsumer<TKey, TValue>(
+        this IHostApplicationBuilder builder, string connectionName, string consumerName) =>
+        AddKafkaProtobufConsumer<TKey, TValue>(builder, connectionName, consumerName, null, null);
+
+    /// <summary>As <see cref="AddKafkaProtobufConsumer{TKey, TValue}(IHostApplicationBuilder, string, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The value type: a generated message type, or <see cref="IMessage"/> for several.</typeparam>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The Kafka resource's connection name.</param>
+    /// <param name="consumerName">The consumer's name, unique in the service.</param>
+    /// <param name="configureOptions">Sets or overrides options after the section and the connection string (e.g. <c>AutoOffsetReset</c>).</param>
+    /// <returns>The consumer's builder.</returns>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
+    /// <exception cref="ArgumentException">A name is empty, the consumer's name is taken, or the connection string cannot be read.</exception>
+    public static KafkaProtobufConsumerBuilder<TKey, TValue> AddKafkaProtobufConsumer<TKey, TValue>(
+        this IHostApplicationBuilder builder, string connectionName, string consumerName, Action<KafkaProtobufConsumerOptions> configureOptions) =>
+        AddKafkaProtobufConsumer<TKey, TValue>(builder, connectionName, consumerName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)));
+
+    /// <summary>
+    /// As <see cref="AddKafkaProtobufConsumer{TKey, TValue}(IHostApplicationBuilder, string, string)"/>, with the
+    /// settings changed by <paramref name="configureSettings"/> and the options by <paramref name="configureOptions"/>.
+    /// </summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The value type: a generated message type, or <see cref="IMessage"/> for several.</typeparam>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The Kafka resource's connection name.</param>
+    /// <param name="consumerName">The consumer's name, unique in the service.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration (connection string, switches), or null.</param>
+    /// <param name="configureOptions">Sets or overrides options after the section and the connection string, or null.</param>
+    /// <returns>The consumer's builder.</returns>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
     /// <exception cref="ArgumentException">A name is empty, the consumer's name is taken, or the connection string cannot be read.</exception>
     public static KafkaProtobufConsumerBuilder<TKey, TValue> AddKafkaProtobufConsumer<TKey, TValue>(
         this IHostApplicationBuilder builder,
         string connectionName,
         string consumerName,
-        Action<KafkaProtobufClientSettings>? configureSettings = null,
-        Action<KafkaProtobufConsumerOptions>? configureOptions = null)
+        Action<KafkaProtobufConsumerSettings>? configureSettings,
+        Action<KafkaProtobufConsumerOptions>? configureOptions)
     {
-        KafkaProtobufClientSettings settings = Settings(builder, connectionName, configureSettings);
+        CheckConnection(builder, connectionName);
         if (string.IsNullOrWhiteSpace(consumerName))
         {
             throw new ArgumentException("A consumer needs a name.", nameof(consumerName));
         }
 
+        string section = AspireSections.Consumer(consumerName);
+        var settings = new KafkaProtobufConsumerSettings
+        {
+            ConnectionString = builder.Configuration.GetConnectionString(connectionName),
+            DisableHealthChecks = AspireSections.Switch(builder.Configuration, section, nameof(KafkaProtobufConsumerSettings.DisableHealthChecks)),
+            DisableTracing = AspireSections.Switch(builder.Configuration, section, nameof(KafkaProtobufConsumerSettings.DisableTracing)),
+            DisableMetrics = AspireSections.Switch(builder.Configuration, section, nameof(KafkaProtobufConsumerSettings.DisableMetrics)),
+        };
+        configureSettings?.Invoke(settings);
+
         // Read now, so that a connection string that cannot be read fails the service at start-up, not at the first record.
         IReadOnlyList<KeyValuePair<string, string>> connection = KafkaConnectionString.Settings(
-            AspireSections.ConnectionString(settings, connectionName), connectionName);
+            AspireSections.ConnectionString(settings.ConnectionString, connectionName, nameof(KafkaProtobufConsumerSettings)), connectionName);
         KafkaProtobufConsumerBuilder<TKey, TValue> consumer = builder.Services.AddKafkaProtobufConsumer<TKey, TValue>(
             consumerName,
-            builder.Configuration.GetSection(AspireSections.Consumer(consumerName)),
+            AspireSections.Without(
+                builder.Configuration,
+                section,
+                nameof(KafkaProtobufConsumerSettings.DisableHealthChecks),
+                nameof(KafkaProtobufConsumerSettings.DisableTracing),
+                nameof(KafkaProtobufConsumerSettings.DisableMetrics)),
             options =>
             {
                 foreach (KeyValuePair<string, string> setting in connection)
@@ -87,103 +137,191 @@ public static class AspireKafkaProtobufExtensions
     /// <summary>
     /// Adds the Schema Registry client of <paramref name="connectionName"/> as a singleton <see cref="RegistryClient"/>,
     /// its settings read from <c>Aspire:KafkaProtobuf:Registries:{connectionName}</c> (Confluent's
-    /// <c>schema.registry.*</c> names), then the connection string's, then <paramref name="configureOptions"/>; with a
-    /// health check that reads (<c>GET /schemas/types</c>) and never writes.
+    /// <c>schema.registry.*</c> names), then the connection string's; with a health check that reads
+    /// (<c>GET /schemas/types</c>) and never writes.
     /// </summary>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The registry resource's connection name.</param>
-    /// <param name="configureSettings">Changes the settings read from configuration; optional.</param>
-    /// <param name="configureOptions">Sets or overrides the client's options; optional.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
+    /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
+    public static void AddKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName) =>
+        AddRegistryClient(builder, connectionName, null, null, keyed: false);
+
+    /// <summary>As <see cref="AddKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The registry resource's connection name.</param>
+    /// <param name="configureOptions">Sets or overrides the client's options.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
+    /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
+    public static void AddKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName, Action<RegistryClientOptions> configureOptions) =>
+        AddRegistryClient(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), keyed: false);
+
+    /// <summary>
+    /// As <see cref="AddKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, with the settings changed by
+    /// <paramref name="configureSettings"/> and the client's options by <paramref name="configureOptions"/>.
+    /// </summary>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The registry resource's connection name.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration, or null.</param>
+    /// <param name="configureOptions">Sets or overrides the client's options, or null.</param>
     /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
     /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
     public static void AddKafkaProtobufRegistryClient(
-        this IHostApplicationBuilder builder,
-        string connectionName,
-        Action<KafkaProtobufClientSettings>? configureSettings = null,
-        Action<RegistryClientOptions>? configureOptions = null) =>
+        this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufRegistrySettings>? configureSettings, Action<RegistryClientOptions>? configureOptions) =>
         AddRegistryClient(builder, connectionName, configureSettings, configureOptions, keyed: false);
 
     /// <summary>
-    /// As <see cref="AddKafkaProtobufRegistryClient"/>, registered with <paramref name="connectionName"/> as its service
-    /// key (<c>[FromKeyedServices("registry")] RegistryClient</c>), for a service that talks to several registries.
+    /// As <see cref="AddKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, registered with
+    /// <paramref name="connectionName"/> as its service key (<c>[FromKeyedServices("registry")] RegistryClient</c>), for
+    /// a service that talks to several registries.
     /// </summary>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The registry resource's connection name, and the service key.</param>
-    /// <param name="configureSettings">Changes the settings read from configuration; optional.</param>
-    /// <param name="configureOptions">Sets or overrides the client's options; optional.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
+    /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
+    public static void AddKeyedKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName) =>
+        AddRegistryClient(builder, connectionName, null, null, keyed: true);
+
+    /// <summary>As <see cref="AddKeyedKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The registry resource's connection name, and the service key.</param>
+    /// <param name="configureOptions">Sets or overrides the client's options.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
+    /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
+    public static void AddKeyedKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName, Action<RegistryClientOptions> configureOptions) =>
+        AddRegistryClient(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), keyed: true);
+
+    /// <summary>As <see cref="AddKeyedKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, with settings and options changed.</summary>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The registry resource's connection name, and the service key.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration, or null.</param>
+    /// <param name="configureOptions">Sets or overrides the client's options, or null.</param>
     /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
     /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
     public static void AddKeyedKafkaProtobufRegistryClient(
-        this IHostApplicationBuilder builder,
-        string connectionName,
-        Action<KafkaProtobufClientSettings>? configureSettings = null,
-        Action<RegistryClientOptions>? configureOptions = null) =>
+        this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufRegistrySettings>? configureSettings, Action<RegistryClientOptions>? configureOptions) =>
         AddRegistryClient(builder, connectionName, configureSettings, configureOptions, keyed: true);
 
     /// <summary>
     /// Adds a singleton <see cref="IProducer{TKey, TValue}"/> connected to the Kafka of <paramref name="connectionName"/>
     /// whose values are written by <see cref="RegistryProtobufSerializer{T}"/> (the schema registered on first use) with
-    /// the registry client added by <see cref="AddKafkaProtobufRegistryClient"/> (or the keyed one
-    /// <see cref="KafkaProtobufProducerOptions.Registry"/> names); keys by Confluent.Kafka's serializers unless
-    /// <paramref name="configureBuilder"/> sets one. Options from <c>Aspire:KafkaProtobuf:Producers:{connectionName}</c>,
-    /// then the connection string, then <paramref name="configureOptions"/>. Flushed when the host stops; a health check
-    /// asks the brokers for metadata on its connections (nothing is written); librdkafka's log goes to <see cref="ILogger"/>.
+    /// the registry client added by <c>AddKafkaProtobufRegistryClient</c> (or the keyed one
+    /// <see cref="KafkaProtobufProducerOptions.Registry"/> names); keys by Confluent.Kafka's serializers. Options from
+    /// <c>Aspire:KafkaProtobuf:Producers:{connectionName}</c>, then the connection string. Flushed when the host stops;
+    /// a health check asks the brokers for metadata on its connections (nothing is written); librdkafka's log goes to
+    /// <see cref="ILogger"/>.
     /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <typeparam name="TValue">The generated message type of the values.</typeparam>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The Kafka resource's connection name.</param>
-    /// <param name="configureSettings">Changes the settings read from configuration; optional.</param>
-    /// <param name="configureOptions">Sets or overrides the options; optional.</param>
-    /// <param name="configureBuilder">Changes the producer's builder before it is built (a key serializer, handlers); optional.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
+    /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
+    public static void AddKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName)
+        where TValue : class, IMessage<TValue>, new() =>
+        AddProducer<TKey, TValue>(builder, connectionName, null, null, null, keyed: false);
+
+    /// <summary>As <see cref="AddKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The generated message type of the values.</typeparam>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The Kafka resource's connection name.</param>
+    /// <param name="configureOptions">Sets or overrides the options.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
+    /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
+    public static void AddKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufProducerOptions> configureOptions)
+        where TValue : class, IMessage<TValue>, new() =>
+        AddProducer<TKey, TValue>(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), null, keyed: false);
+
+    /// <summary>
+    /// As <see cref="AddKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, with the settings, the
+    /// options and the producer's builder (a key serializer, handlers) changed by what is given.
+    /// </summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The generated message type of the values.</typeparam>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The Kafka resource's connection name.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration, or null.</param>
+    /// <param name="configureOptions">Sets or overrides the options, or null.</param>
+    /// <param name="configureBuilder">Changes the producer's builder before it is built, or null.</param>
     /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
     /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
     public static void AddKafkaProtobufProducer<TKey, TValue>(
         this IHostApplicationBuilder builder,
         string connectionName,
-        Action<KafkaProtobufClientSettings>? configureSettings = null,
-        Action<KafkaProtobufProducerOptions>? configureOptions = null,
-        Action<IServiceProvider, ProducerBuilder<TKey, TValue>>? configureBuilder = null)
+        Action<KafkaProtobufProducerSettings>? configureSettings,
+        Action<KafkaProtobufProducerOptions>? configureOptions,
+        Action<IServiceProvider, ProducerBuilder<TKey, TValue>>? configureBuilder)
         where TValue : class, IMessage<TValue>, new() =>
         AddProducer(builder, connectionName, configureSettings, configureOptions, configureBuilder, keyed: false);
 
     /// <summary>
-    /// As <see cref="AddKafkaProtobufProducer{TKey, TValue}"/>, registered with <paramref name="connectionName"/> as its
-    /// service key, for a service that writes to several clusters.
+    /// As <see cref="AddKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, registered with
+    /// <paramref name="connectionName"/> as its service key, for a service that writes to several clusters.
     /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <typeparam name="TValue">The generated message type of the values.</typeparam>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The Kafka resource's connection name, and the service key.</param>
-    /// <param name="configureSettings">Changes the settings read from configuration; optional.</param>
-    /// <param name="configureOptions">Sets or overrides the options; optional.</param>
-    /// <param name="configureBuilder">Changes the producer's builder before it is built; optional.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
+    /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
+    public static void AddKeyedKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName)
+        where TValue : class, IMessage<TValue>, new() =>
+        AddProducer<TKey, TValue>(builder, connectionName, null, null, null, keyed: true);
+
+    /// <summary>As <see cref="AddKeyedKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The generated message type of the values.</typeparam>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The Kafka resource's connection name, and the service key.</param>
+    /// <param name="configureOptions">Sets or overrides the options.</param>
+    /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
+    /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
+    public static void AddKeyedKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufProducerOptions> configureOptions)
+        where TValue : class, IMessage<TValue>, new() =>
+        AddProducer<TKey, TValue>(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), null, keyed: true);
+
+    /// <summary>As <see cref="AddKeyedKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, with settings, options and the builder changed.</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The generated message type of the values.</typeparam>
+    /// <param name="builder">The service's host builder.</param>
+    /// <param name="connectionName">The Kafka resource's connection name, and the service key.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration, or null.</param>
+    /// <param name="configureOptions">Sets or overrides the options, or null.</param>
+    /// <param name="configureBuilder">Changes the producer's builder before it is built, or null.</param>
     /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
     /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
     public static void AddKeyedKafkaProtobufProducer<TKey, TValue>(
         this IHostApplicationBuilder builder,
         string connectionName,
-        Action<KafkaProtobufClientSettings>? configureSettings = null,
-        Action<KafkaProtobufProducerOptions>? configureOptions = null,
-        Action<IServiceProvider, ProducerBuilder<TKey, TValue>>? configureBuilder = null)
+        Action<KafkaProtobufProducerSettings>? configureSettings,
+        Action<KafkaProtobufProducerOptions>? configureOptions,
+        Action<IServiceProvider, ProducerBuilder<TKey, TValue>>? configureBuilder)
         where TValue : class, IMessage<TValue>, new() =>
         AddProducer(builder, connectionName, configureSettings, configureOptions, configureBuilder, keyed: true);
 
     private static void AddRegistryClient(
         IHostApplicationBuilder builder,
         string connectionName,
-        Action<KafkaProtobufClientSettings>? configureSettings,
+        Action<KafkaProtobufRegistrySettings>? configureSettings,
         Action<RegistryClientOptions>? configureOptions,
         bool keyed)
     {
-        KafkaProtobufClientSettings settings = Settings(builder, connectionName, configureSettings);
-        IEnumerable<KeyValuePair<string, string?>> fromSection = builder.Configuration.GetSection(AspireSections.Registry(connectionName))
+        CheckConnection(builder, connectionName);
+        string section = AspireSections.Registry(connectionName);
+        var settings = new KafkaProtobufRegistrySettings
+        {
+            ConnectionString = builder.Configuration.GetConnectionString(connectionName),
+            DisableHealthChecks = AspireSections.Switch(builder.Configuration, section, nameof(KafkaProtobufRegistrySettings.DisableHealthChecks)),
+        };
+        configureSettings?.Invoke(settings);
+        IEnumerable<KeyValuePair<string, string?>> fromSection = builder.Configuration.GetSection(section)
             .GetChildren()
-            .Where(s => s.Value is not null)
+            .Where(s => s.Value is not null && !string.Equals(s.Key, nameof(KafkaProtobufRegistrySettings.DisableHealthChecks), StringComparison.OrdinalIgnoreCase))
             .Select(s => new KeyValuePair<string, string?>(
                 s.Key.StartsWith("schema.registry.", StringComparison.Ordinal) ? s.Key : "schema.registry." + s.Key, s.Value));
         IReadOnlyList<KeyValuePair<string, string?>> fromConnection = RegistryConnectionString.Settings(
-            AspireSections.ConnectionString(settings, connectionName), connectionName);
+            AspireSections.ConnectionString(settings.ConnectionString, connectionName, nameof(KafkaProtobufRegistrySettings)), connectionName);
 
         // Read now: a setting that cannot be read fails the service at start-up. The connection string's settings win.
         var merged = new Dictionary<string, string?>(StringComparer.Ordinal);
@@ -224,16 +362,24 @@ public static class AspireKafkaProtobufExtensions
     private static void AddProducer<TKey, TValue>(
         IHostApplicationBuilder builder,
         string connectionName,
-        Action<KafkaProtobufClientSettings>? configureSettings,
+        Action<KafkaProtobufProducerSettings>? configureSettings,
         Action<KafkaProtobufProducerOptions>? configureOptions,
         Action<IServiceProvider, ProducerBuilder<TKey, TValue>>? configureBuilder,
         bool keyed)
         where TValue : class, IMessage<TValue>, new()
     {
-        KafkaProtobufClientSettings settings = Settings(builder, connectionName, configureSettings);
+        CheckConnection(builder, connectionName);
+        string section = AspireSections.Producer(connectionName);
+        var settings = new KafkaProtobufProducerSettings
+        {
+            ConnectionString = builder.Configuration.GetConnectionString(connectionName),
+            DisableHealthChecks = AspireSections.Switch(builder.Configuration, section, nameof(KafkaProtobufProducerSettings.DisableHealthChecks)),
+            DisableLogging = AspireSections.Switch(builder.Configuration, section, nameof(KafkaProtobufProducerSettings.DisableLogging)),
+        };
+        configureSettings?.Invoke(settings);
         var options = new KafkaProtobufProducerOptions();
-        ProducerSection.Apply(builder.Configuration.GetSection(AspireSections.Producer(connectionName)), options);
-        KafkaConnectionString.ApplyTo(options.Producer, AspireSections.ConnectionString(settings, connectionName), connectionName);
+        ProducerSection.Apply(builder.Configuration.GetSection(section), options);
+        KafkaConnectionString.ApplyTo(options.Producer, AspireSections.ConnectionString(settings.ConnectionString, connectionName, nameof(KafkaProtobufProducerSettings)), connectionName);
         configureOptions?.Invoke(options);
 
         if (AddOnce(builder.Services, "producer-flush"))
@@ -282,12 +428,9 @@ public static class AspireKafkaProtobufExtensions
                 failureStatus: default,
                 tags: default));
         }
-
-        AddTelemetry(builder, settings);
     }
 
-    private static KafkaProtobufClientSettings Settings(
-        IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufClientSettings>? configureSettings)
+    private static void CheckConnection(IHostApplicationBuilder builder, string connectionName)
     {
         if (builder is null)
         {
@@ -298,14 +441,10 @@ public static class AspireKafkaProtobufExtensions
         {
             throw new ArgumentException("A connection name is required.", nameof(connectionName));
         }
-
-        KafkaProtobufClientSettings settings = AspireSections.Read(builder.Configuration, connectionName);
-        configureSettings?.Invoke(settings);
-        return settings;
     }
 
     /// <summary>The packages' activity source and meter, with OpenTelemetry (the exporter is the app's: Aspire's service defaults add OTLP).</summary>
-    private static void AddTelemetry(IHostApplicationBuilder builder, KafkaProtobufClientSettings settings)
+    private static void AddTelemetry(IHostApplicationBuilder builder, KafkaProtobufConsumerSettings settings)
     {
         if (!settings.DisableTracing && AddOnce(builder.Services, "tracing"))
         {

@@ -212,6 +212,49 @@ public sealed class ClientIntegrationTests : IDisposable
     }
 
     [Fact]
+    public async Task AClientsOwnSwitch_WinsOverTheRoots_AndTheConsumersSectionStillReadsItsOptions()
+    {
+        using IHost host = Build(new()
+        {
+            ["ConnectionStrings:kafka"] = _cluster.BootstrapServers,
+            ["ConnectionStrings:registry"] = _registry.Url,
+            ["Aspire:KafkaProtobuf:DisableHealthChecks"] = "true",
+            ["Aspire:KafkaProtobuf:Producers:kafka:DisableHealthChecks"] = "false", // this one keeps its check
+            ["Aspire:KafkaProtobuf:Consumers:orders:DisableHealthChecks"] = "true",
+            ["Aspire:KafkaProtobuf:Consumers:orders:Topics:0"] = "orders",
+            ["Aspire:KafkaProtobuf:Consumers:orders:MaxConcurrentHandlers"] = "2",
+        }, builder =>
+        {
+            builder.Services.AddHealthChecks();
+            builder.AddKafkaProtobufRegistryClient("registry");
+            builder.AddKafkaProtobufProducer<string, OrderPlaced>("kafka");
+            builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders").WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+        });
+
+        Assert.Equal(["kafkaprotobuf-producer-kafka"], (await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync().WaitAsync(Timeout)).Entries.Keys);
+        // The switch is the integration's: the consumer's own reader, which refuses keys it does not know, never sees it,
+        // and reads the rest of its section.
+        await host.StartAsync().WaitAsync(Timeout);
+        var operations = host.Services.GetRequiredService<KafkaProtobufConsumerOperations>();
+        using (var giveUp = new CancellationTokenSource(Timeout))
+        {
+            while (operations.GetConsumers().Single().State != KafkaProtobufConsumerState.Running)
+            {
+                await Task.Delay(50, giveUp.Token);
+            }
+        }
+
+        ConsumerSnapshot consumer = operations.GetConsumers().Single();
+        Assert.Equal(["orders"], consumer.Topics);
+        Assert.Equal("orders", consumer.GroupId);
+        await host.StopAsync().WaitAsync(Timeout);
+
+        HostApplicationBuilder wrong = Builder(new() { ["ConnectionStrings:kafka"] = _cluster.BootstrapServers, ["Aspire:KafkaProtobuf:Consumers:orders:DisableMetrics"] = "maybe" });
+        InvalidOperationException refused = Assert.Throws<InvalidOperationException>(() => wrong.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders"));
+        Assert.Contains("Aspire:KafkaProtobuf:Consumers:orders:DisableMetrics", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Tracing_ListensToTheHostedConsumersSource()
     {
         using IHost host = Build(new()

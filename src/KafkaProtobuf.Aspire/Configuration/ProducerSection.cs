@@ -51,8 +51,10 @@ internal static class ProducerSection
                 case "REGISTRY":
                     options.Registry = setting.Value is { Length: > 0 } registry ? registry : options.Registry;
                     break;
+                case "DISABLEHEALTHCHECKS" or "DISABLELOGGING":
+                    break; // the producer's switches (KafkaProtobufProducerSettings), read with the root's
                 default:
-                    throw Unknown(setting, ["Producer", "Serializer", "Registry"]);
+                    throw Unknown(setting, ["Producer", "Serializer", "Registry", "DisableHealthChecks", "DisableLogging"]);
             }
         }
     }
