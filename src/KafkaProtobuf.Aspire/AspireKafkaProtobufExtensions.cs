@@ -123,6 +123,14 @@ public static class AspireKafkaProtobufExtensions
 
                 options.Consumer.GroupId ??= consumerName;
                 configureOptions?.Invoke(options);
+
+                // Code that replaced the whole ConsumerConfig dropped the connection: what it left unset comes back.
+                foreach (KeyValuePair<string, string> setting in connection.Where(s => options.Consumer.Get(s.Key) is null))
+                {
+                    options.Consumer.Set(setting.Key, setting.Value);
+                }
+
+                options.Consumer.GroupId ??= consumerName;
             });
 
         if (!settings.DisableHealthChecks && AddOnce(builder.Services, HealthCheckPrefix + "-consumers"))

@@ -255,6 +255,31 @@ public sealed class ClientIntegrationTests : IDisposable
     }
 
     [Fact]
+    public async Task CodeThatReplacesTheConsumerConfig_KeepsTheConnection_AndItsOwnSettings()
+    {
+        using IHost host = Build(new() { ["ConnectionStrings:kafka"] = _cluster.BootstrapServers }, builder =>
+            builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", options =>
+            {
+                options.Consumer = new ConsumerConfig { ClientId = "replaced" }; // bootstrap servers and group id gone with the old one
+                options.Topics.Add("orders");
+            }).WithProtobufValues().Handle((_, _) => Task.CompletedTask));
+
+        await host.StartAsync().WaitAsync(Timeout);
+        var operations = host.Services.GetRequiredService<KafkaProtobufConsumerOperations>();
+        using (var giveUp = new CancellationTokenSource(Timeout))
+        {
+            while (operations.GetConsumers().Single() is { State: not KafkaProtobufConsumerState.Running } consumer)
+            {
+                Assert.NotEqual(KafkaProtobufConsumerState.Failed, consumer.State);
+                await Task.Delay(50, giveUp.Token);
+            }
+        }
+
+        Assert.Equal("orders", operations.GetConsumers().Single().GroupId);
+        await host.StopAsync().WaitAsync(Timeout);
+    }
+
+    [Fact]
     public void Tracing_ListensToTheHostedConsumersSource()
     {
         using IHost host = Build(new()
