@@ -71,9 +71,6 @@ public sealed class KafkaProtobufConsumerOptions
     /// </summary>
     public int MaxConcurrentHandlers { get; set; } = 1;
 
-    /// <summary>For the benchmark of one loop for every mode: one handler at a time, through the scheduled loop.</summary>
-    internal bool ScheduleOneAtATime { get; set; }
-
     /// <summary>
     /// Partition-parallel only: whether a partition's records are all handled one after another (the default), or only
     /// those with equal keys, so that one partition's records of different keys run at once too.

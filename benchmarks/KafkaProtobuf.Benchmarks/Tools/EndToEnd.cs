@@ -60,7 +60,7 @@ public static class EndToEnd
             }
 
             modes.Add(("hosted consumer (KafkaProtobuf.Hosting)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay), sequential: delay == TimeSpan.Zero)));
-            modes.Add(("hosted consumer, one at a time through the scheduled loop", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay, scheduled: true), sequential: delay == TimeSpan.Zero)));
+            modes.Add(("hosted consumer with a retry topic (one at a time, the scheduled loop)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay, retryTopics: true), sequential: delay == TimeSpan.Zero)));
             modes.Add(($"hosted consumer, partition-parallel ({Partitions} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, Partitions, delay), sequential: false)));
             modes.Add(($"hosted consumer, partition-parallel per key ({PerKeyAtOnce} at once)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, PerKeyAtOnce, delay, HandlingOrder.Key), sequential: false)));
             modes.Add(($"hosted consumer, batches of {BatchSize} (one at a time)", (config, n) => Sample.Of(LoopComparison.Hosted(config, Topic, n, 1, delay, batchSize: BatchSize), sequential: false)));
@@ -158,6 +158,7 @@ public static class EndToEnd
     {
         EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(3);
         cluster.CreateTopic(Topic, Partitions);
+        cluster.CreateTopic(RetryTopicOptions.TopicName(Topic, 1), Partitions); // read, empty, by the mode with a retry topic
         byte[] value = Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix).Data;
         ProducerConfig config = cluster.CreateProducerConfig();
         config.LingerMs = 20;

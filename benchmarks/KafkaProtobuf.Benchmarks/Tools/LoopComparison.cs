@@ -91,8 +91,8 @@ internal static class LoopComparison
     /// <param name="handlerDelay">How long the handler awaits per record (with batches: per batch).</param>
     /// <param name="order">Partition or per-key order.</param>
     /// <param name="batchSize">0: a record handler; else a batch handler with batches of up to this many records.</param>
-    /// <param name="scheduled">One at a time through the scheduled loop, not the sequential one (the cost of one loop for every mode).</param>
-    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentHandlers, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0, bool scheduled = false)
+    /// <param name="retryTopics">With a retry topic (<c>{topic}.retry.1</c>, empty): one at a time, through the scheduled loop that waits for due records (the cost of one loop for every mode).</param>
+    public static EndToEndWindow Hosted(ConsumerConfig config, string topic, int records, int maxConcurrentHandlers, TimeSpan handlerDelay, HandlingOrder order = HandlingOrder.Partition, int batchSize = 0, bool retryTopics = false)
     {
         config.EnableAutoCommit = null;
         var window = new EndToEndWindow(records);
@@ -107,7 +107,10 @@ internal static class LoopComparison
                 options.MaxConcurrentHandlers = maxConcurrentHandlers;
                 options.HandlingOrder = order;
                 options.Batches.MaxSize = Math.Max(batchSize, 1);
-                options.ScheduleOneAtATime = scheduled;
+                if (retryTopics)
+                {
+                    options.RetryTopics.Delays.Add(TimeSpan.FromSeconds(1));
+                }
             })
             .WithProtobufValues();
         if (batchSize > 0)

@@ -42,9 +42,6 @@ internal sealed class BatchCollector<TKey, TValue>
         _chunks = new ChunkPool(Math.Min(MostChunksKept, pausing.MaxReadAheadBytes / 8));
     }
 
-    /// <summary>Records in open batches.</summary>
-    public int Collecting { get; private set; }
-
     /// <summary>
     /// Adds a consumed record (its bytes borrowed from the deserializers' capture); returns its batch when that is now
     /// full.
@@ -74,7 +71,6 @@ internal sealed class BatchCollector<TKey, TValue>
 
         long before = batch.ReadAheadCharge;
         batch.Add(record, handlerView, key, keyIsNull, value, valueIsNull);
-        Collecting++;
         bool ranOut = _pausing.Charge(record.Topic, record.Partition, batch.ReadAheadCharge - before);
         return batch.Count >= _maxSize || ranOut ? Close(slot, batch) : null;
     }
@@ -143,7 +139,6 @@ internal sealed class BatchCollector<TKey, TValue>
             if (rest.Count > 0)
             {
                 Open(slot, rest);
-                Collecting += rest.Count;
                 _pausing.Hold(rest.ReadAheadCharge);
             }
         }
@@ -175,7 +170,6 @@ internal sealed class BatchCollector<TKey, TValue>
 
         _open.Clear();
         _byAge.Clear();
-        Collecting = 0;
     }
 
     private void Open((string, int) slot, RecordBatch<TKey, TValue> batch)
@@ -192,7 +186,6 @@ internal sealed class BatchCollector<TKey, TValue>
     private RecordBatch<TKey, TValue> Close((string, int) slot, RecordBatch<TKey, TValue> batch)
     {
         _open.Remove(slot);
-        Collecting -= batch.Count;
         _pausing.Release(batch.ReadAheadCharge);
         _lastByteCount = (int)Math.Min(batch.ByteCount, int.MaxValue);
         return batch;

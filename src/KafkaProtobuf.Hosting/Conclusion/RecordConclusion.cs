@@ -32,7 +32,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     private readonly ConsumerStatus _status;
     private readonly ConclusionEvents _events;
     private readonly ConsumerTracing _tracing;
-    private readonly Action<string, Exception> _stop;
+    private readonly IConsumerOwner _owner;
 
     /// <param name="client">The Kafka client: stores, and writes through the consumer.</param>
     /// <param name="writer">The producer of dead letters and retry copies; null with neither.</param>
@@ -43,7 +43,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <param name="status">The consumer's health.</param>
     /// <param name="events">Where what happened is reported.</param>
     /// <param name="tracing">Spans, for a poison record's.</param>
-    /// <param name="stop">Stops the consumer for good, with a reason.</param>
+    /// <param name="owner">Told when a conclusion stops the consumer for good, with the reason (the one route a stop takes).</param>
     public RecordConclusion(
         ConsumerClient<TKey, TValue> client,
         IProducer<byte[], byte[]>? writer,
@@ -54,7 +54,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         ConsumerStatus status,
         ConclusionEvents events,
         ConsumerTracing tracing,
-        Action<string, Exception> stop)
+        IConsumerOwner owner)
     {
         _client = client;
         _writer = writer;
@@ -65,7 +65,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         _status = status;
         _events = events;
         _tracing = tracing;
-        _stop = stop;
+        _owner = owner;
     }
 
     /// <summary>Records read again to write what their handler made of them, not to be handled again.</summary>
@@ -109,7 +109,7 @@ internal sealed class RecordConclusion<TKey, TValue>
                 Exception e = result.Failure!;
                 string where = PositionText.Of(record.Topic, record.Partition, record.Offset);
                 string because = result.Outcome == HandlerOutcome.DeadLetter ? "there is no dead-letter topic" : "the policy is to stop";
-                _stop("the handler failed on " + where + " and " + because + " (" + BoundedText.Describe(e) + ")", e);
+                Stop("the handler failed on " + where + " and " + because + " (" + BoundedText.Describe(e) + ")", e);
                 return AfterConclusion.Stop;
             default:
                 return AfterConclusion.Stop; // cancelled at shutdown: not committed, read again
@@ -139,7 +139,7 @@ internal sealed class RecordConclusion<TKey, TValue>
                     return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
                 case HandlerOutcome.Stop when batch.RecordResults is null:
                     Exception e = batch.Result.Failure!;
-                    _stop(
+                    Stop(
                         "the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + BoundedText.Describe(e) + ")",
                         e);
                     return AfterConclusion.Stop;
@@ -186,7 +186,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         if (_deadLetterTopic is not { } topic)
         {
             string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
-            _stop(
+            Stop(
                 PositionText.Of(record.TopicPartitionOffset)
                     + what + " and there is no dead-letter topic (" + BoundedText.Describe(failure) + ")",
                 failure);
@@ -245,7 +245,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         }
         catch (DeadLetterException d)
         {
-            _stop(
+            Stop(
                 where + " cannot be written to '" + topic + "' (" + d.Error.Code + ": " + BoundedText.Cut(d.Error.Reason)
                     + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
@@ -265,4 +265,7 @@ internal sealed class RecordConclusion<TKey, TValue>
             Timestamp = record.Message.Timestamp,
         },
     };
+
+    /// <summary>The consumer stops for good; the conclusion answers <see cref="AfterConclusion.Stop"/>: the loop ends.</summary>
+    private void Stop(string reason, Exception exception) => _owner.Failed(reason, exception, outsideConsume: false);
 }

@@ -158,9 +158,6 @@ internal sealed class PartitionPausing
         }
     }
 
-    /// <summary>Whether the partition is paused, for either reason.</summary>
-    public bool IsPaused(string topic, Partition partition) => _paused.ContainsKey((topic, partition.Value));
-
     /// <summary>
     /// Ends the delays that are over and, once half the budget is free, the budget's pauses; resumes what nothing holds
     /// any more (from the record to read again, if any).

@@ -13,7 +13,7 @@ namespace KafkaProtobuf.Hosting.Loops;
 /// <see cref="BatchOptions.AcrossPartitions"/>): the loop thread collects records into batches and hands each batch to
 /// the <see cref="PartitionScheduler{TWork}"/>, which runs its handler on a worker and concludes it in its partition's
 /// order, as one record would be. A poison record or a record read again later cuts its partition's batch: what came
-/// before it goes on, in order.
+/// before it goes on, in order. A partition the scheduler moved back drops what was collected of it: it is read again.
 /// </summary>
 internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
 {
@@ -47,6 +47,7 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
     public bool Revoke(IReadOnlyList<TopicPartition> partitions)
     {
         bool goOn = _scheduler.Revoke(partitions);
+        DiscardMovedBack();
         _collector.Discard(partitions);
         _context.LetGo(partitions);
         return goOn;
@@ -60,7 +61,9 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
         PartitionScheduler<RecordBatch<TKey, TValue>> scheduler = _scheduler;
         while (!context.Stopping.IsCancellationRequested)
         {
-            if (!scheduler.ConcludeHandedBack() || !OfferDue())
+            bool goOn = scheduler.ConcludeHandedBack();
+            DiscardMovedBack();
+            if (!goOn || !OfferDue())
             {
                 return; // a conclusion stopped the consumer
             }
@@ -143,5 +146,23 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
     /// </summary>
     private bool OfferCut(TopicPartitionOffset record) => _collector.Cut(record.Topic, record.Partition) is not { } before || Offer(before);
 
-    private bool Offer(RecordBatch<TKey, TValue> batch) => _scheduler.Offer(batch, out _);
+    private bool Offer(RecordBatch<TKey, TValue> batch)
+    {
+        bool goOn = _scheduler.Offer(batch, out _);
+        DiscardMovedBack();
+        return goOn;
+    }
+
+    /// <summary>
+    /// Partitions moved back to a record whose copy was not written: what was collected of them since belongs to the old
+    /// reading and must not reach the handler.
+    /// </summary>
+    private void DiscardMovedBack()
+    {
+        IReadOnlyList<TopicPartition> movedBack = _scheduler.MovedBack;
+        for (int i = 0; i < movedBack.Count; i++) // no enumerator: this runs on every turn of the loop
+        {
+            _collector.Discard(movedBack[i]);
+        }
+    }
 }

@@ -16,16 +16,17 @@ internal sealed class HandlerWorkers<TWork>
 {
     private readonly SequenceGate<TWork> _gate;
     private readonly Func<TWork, ValueTask<HandlerResult>> _handle;
-    private readonly Action<Func<Task>> _startWorker;
+    private readonly TaskScheduler _threads;
 
     /// <param name="gate">What the loop and the workers share.</param>
     /// <param name="handle">Runs a work's handler, retries included; never throws (a failure is its result).</param>
-    /// <param name="startWorker">Starts a worker on another thread (the thread pool); tests run it in place.</param>
-    public HandlerWorkers(SequenceGate<TWork> gate, Func<TWork, ValueTask<HandlerResult>> handle, Action<Func<Task>>? startWorker)
+    /// <param name="threads">Where a worker starts (<see cref="TaskScheduler.Default"/>: the thread pool), as time is
+    /// a <see cref="TimeProvider"/>.</param>
+    public HandlerWorkers(SequenceGate<TWork> gate, Func<TWork, ValueTask<HandlerResult>> handle, TaskScheduler threads)
     {
         _gate = gate;
         _handle = handle;
-        _startWorker = startWorker ?? (work => Task.Run(work));
+        _threads = threads;
     }
 
     /// <summary>Set whenever work is handed back; the loop resets it before it waits for one.</summary>
@@ -74,7 +75,12 @@ internal sealed class HandlerWorkers<TWork>
     {
         if (slotTaken)
         {
-            _startWorker(() => WorkAsync(null, default));
+            _ = Task.Factory.StartNew(
+                static workers => ((HandlerWorkers<TWork>)workers!).WorkAsync(null, default),
+                this,
+                CancellationToken.None,
+                TaskCreationOptions.DenyChildAttach,
+                _threads);
         }
     }
 

@@ -32,6 +32,7 @@ internal sealed class PartitionScheduler<TWork>
     private readonly TimeProvider _time;
     private readonly SequenceGate<TWork> _gate;
     private readonly HandlerWorkers<TWork> _workers;
+    private readonly List<TopicPartition> _movedBack = [];
     private bool _stopped;
 
     /// <param name="handle">Runs a work's handler, retries included (any thread); never throws: a failure is its result.</param>
@@ -39,7 +40,7 @@ internal sealed class PartitionScheduler<TWork>
     /// <param name="pausing">Counts what kept work holds against the read-ahead budget; pauses a partition to read a record again.</param>
     /// <param name="settings">Limits and delays.</param>
     /// <param name="time">Time: when a wait for handlers ends.</param>
-    /// <param name="startWorker">Starts a worker on another thread; the thread pool unless testing.</param>
+    /// <param name="threads">Where handlers' workers start: <see cref="TaskScheduler.Default"/>, the thread pool.</param>
     /// <param name="stopping">Cancelled when shutdown begins: no handler starts after it, even before <see cref="Drain"/>.</param>
     public PartitionScheduler(
         Func<TWork, ValueTask<HandlerResult>> handle,
@@ -47,8 +48,8 @@ internal sealed class PartitionScheduler<TWork>
         PartitionPausing pausing,
         SchedulerSettings settings,
         TimeProvider time,
-        Action<Func<Task>>? startWorker = null,
-        CancellationToken stopping = default)
+        TaskScheduler threads,
+        CancellationToken stopping)
     {
         _conclude = conclude;
         _pausing = pausing;
@@ -56,11 +57,17 @@ internal sealed class PartitionScheduler<TWork>
         _time = time;
         _lanes = new PartitionLanes(settings.SequencesPerPartition);
         _gate = new SequenceGate<TWork>(settings.MaxConcurrentHandlers, stopping);
-        _workers = new HandlerWorkers<TWork>(_gate, handle, startWorker);
+        _workers = new HandlerWorkers<TWork>(_gate, handle, threads);
     }
 
     /// <summary>Whether a handler runs or work waits for one (the loop then polls more often).</summary>
     public bool Busy => _gate.Busy;
+
+    /// <summary>
+    /// The partitions the last Offer, ConcludeHandedBack or Revoke moved back to a record to read again (its copy was
+    /// not written): what the loop took of them since belongs to the old reading. Told as data, never by a call.
+    /// </summary>
+    public IReadOnlyList<TopicPartition> MovedBack => _movedBack;
 
     /// <summary>
     /// Takes work from the loop. When its partition has nothing unconcluded and a slot is free, its handler starts right
@@ -72,6 +79,7 @@ internal sealed class PartitionScheduler<TWork>
     /// if not, the caller may reuse it.</param>
     public bool Offer(TWork work, out bool kept)
     {
+        _movedBack.Clear();
         PartitionLane lane = _lanes.Of(work.Topic, work.Partition);
         WorkSequence sequence = lane.SequenceOf(work.KeyHash);
         work.Sequence = sequence;
@@ -100,11 +108,14 @@ internal sealed class PartitionScheduler<TWork>
         return true;
     }
 
-    /// <summary>
-    /// Concludes what workers handed back, each partition in its order as far as its work is done. False: a conclusion
-    /// stopped the consumer.
-    /// </summary>
+    /// <summary>Concludes what workers handed back, each partition in its order. False: a conclusion stopped the consumer.</summary>
     public bool ConcludeHandedBack()
+    {
+        _movedBack.Clear();
+        return ConcludeAllHandedBack();
+    }
+
+    private bool ConcludeAllHandedBack()
     {
         while (!_stopped && _gate.TryTakeHandedBack(out TWork work))
         {
@@ -137,6 +148,7 @@ internal sealed class PartitionScheduler<TWork>
     /// </summary>
     public bool Revoke(IEnumerable<TopicPartition> partitions)
     {
+        _movedBack.Clear();
         List<PartitionLane> leaving = _lanes.Of(partitions);
         if (leaving.Count == 0)
         {
@@ -239,6 +251,7 @@ internal sealed class PartitionScheduler<TWork>
         }
 
         _pausing.PauseFor(record, _settings.ReadAgainDelay, PartitionPauses.CopyNotWritten);
+        _movedBack.Add(lane.Partition);
     }
 
     /// <summary>Work that will not be concluded; its sequence no longer waits for it.</summary>
@@ -263,7 +276,7 @@ internal sealed class PartitionScheduler<TWork>
         {
             _workers.HandedBackSignal.Reset();
             bool running = _gate.AnyRunning(lanes); // before concluding: what stopped running was handed back by then
-            if (!ConcludeHandedBack() || !running || giveUp.IsCancellationRequested)
+            if (!ConcludeAllHandedBack() || !running || giveUp.IsCancellationRequested)
             {
                 return;
             }

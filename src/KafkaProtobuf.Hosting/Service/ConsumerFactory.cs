@@ -61,10 +61,10 @@ internal sealed class ConsumerFactory<TKey, TValue>
     }
 
     /// <summary>
-    /// The consumer's parts; <paramref name="owner"/> hears of partitions taken away and of failures,
-    /// <paramref name="stop"/> stops the consumer for good.
+    /// The consumer's parts; <paramref name="owner"/> hears of partitions taken away and of whatever stops the consumer
+    /// for good (the client's failures and the conclusions' alike).
     /// </summary>
-    public ConsumerParts<TKey, TValue> Create(IConsumerOwner owner, ConsumerDiagnostics diagnostics, Action<string, Exception> stop)
+    public ConsumerParts<TKey, TValue> Create(IConsumerOwner owner, ConsumerDiagnostics diagnostics)
     {
         string name = _registration.Name;
         var client = new ConsumerClient<TKey, TValue>(
@@ -96,7 +96,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 _status,
                 new ConclusionEvents(name, _logger, diagnostics),
                 tracing,
-                stop);
+                owner);
             var pausing = new PartitionPausing(client, _options.MaxReadAheadBytes, TimeProvider.System, diagnostics, _status);
             var context = new LoopContext<TKey, TValue>(
                 client, conclusion, tracing, retries, pausing, _options.ReadAgainDelay, _stopping, _abortHandlers, _status.Requests);
@@ -130,7 +130,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 return new BatchAcrossPartitionsLoop<TKey, TValue>(context, batches, collector);
             }
 
-            var processing = new BatchProcessing<TKey, TValue>(context.Conclusion, batches, collector, context.Tracing);
+            var processing = new BatchProcessing<TKey, TValue>(context.Conclusion, batches, context.Tracing);
             return new ParallelBatchLoop<TKey, TValue>(
                 context,
                 collector,
@@ -143,7 +143,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
 
         // Retry topics' records wait for their due time by pausing their partition: the scheduler's (with one slot,
         // records are still handled one at a time).
-        if (_options.MaxConcurrentHandlers > 1 || context.Retries is not null || _options.ScheduleOneAtATime)
+        if (_options.MaxConcurrentHandlers > 1 || context.Retries is not null)
         {
             var processing = new RecordProcessing<TKey, TValue>(context.Client, context.Conclusion, handler, context.Tracing, perKey);
             return new ParallelRecordLoop<TKey, TValue>(
@@ -159,7 +159,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
         LoopContext<TKey, TValue> context,
         SchedulerSettings settings)
         where TWork : ScheduledWork =>
-        new(handle, conclude, context.Pausing, settings, TimeProvider.System, stopping: _stopping);
+        new(handle, conclude, context.Pausing, settings, TimeProvider.System, TaskScheduler.Default, _stopping);
 
     private HandlerRunner<THandled> NewHandlerRunner<THandled>(
         Func<IServiceProvider, THandled, CancellationToken, Task> handler,

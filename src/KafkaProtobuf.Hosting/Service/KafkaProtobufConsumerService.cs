@@ -55,7 +55,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         _diagnostics = new ConsumerDiagnostics(Name, _options.Consumer.GroupId);
         var factory = new ConsumerFactory<TKey, TValue>(
             _registration, _options, _services, _status, _logger, _stopTaking.Token, _abortHandlers.Token);
-        _parts = factory.Create(this, _diagnostics, Fail);
+        _parts = factory.Create(this, _diagnostics);
         _parts.Client.Subscribe(_options.SubscribedTopics());
         _status.Describe(_options.Consumer.GroupId, _options.SubscribedTopics(), _options.DeadLetterTopic);
         _status.LagDegradedThreshold = _options.LagDegradedThreshold;

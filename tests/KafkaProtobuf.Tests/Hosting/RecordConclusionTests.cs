@@ -34,15 +34,15 @@ public sealed class RecordConclusionTests : IDisposable
         _cluster.CreateTopic("orders.dlq", 1);
         var lines = new ConcurrentQueue<(EventId Id, string Line)>();
         var log = new CapturedLog((_, id, line) => lines.Enqueue((id, line)));
-        string? stopped = null;
+        var owner = new NoOwner();
         var status = new ConsumerStatus("conclusion");
         var diagnostics = new ConsumerDiagnostics("conclusion", "conclusion");
         using var client = new ConsumerClient<string, string>(
-            "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, new NoOwner(), status, log, diagnostics, TimeSpan.FromMilliseconds(50));
+            "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, owner, status, log, diagnostics, TimeSpan.FromMilliseconds(50));
         using IProducer<byte[], byte[]> writer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
         var conclusion = new RecordConclusion<string, string>(
             client, writer, "orders.dlq", TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, status,
-            new ConclusionEvents("conclusion", log, diagnostics), new ConsumerTracing("conclusion", "conclusion"), (reason, _) => stopped = reason);
+            new ConclusionEvents("conclusion", log, diagnostics), new ConsumerTracing("conclusion", "conclusion"), owner);
         var record = new ConsumeResult<string, string>
         {
             TopicPartitionOffset = new TopicPartitionOffset("orders", 0, 5),
@@ -56,7 +56,7 @@ public sealed class RecordConclusionTests : IDisposable
             record, new HandlerResult(HandlerOutcome.DeadLetter, new InvalidOperationException("the handler gave up")), null, (Encoding.UTF8.GetBytes("k"), Encoding.UTF8.GetBytes("v")));
 
         Assert.Equal(AfterConclusion.Continue, after);
-        Assert.Null(stopped);
+        Assert.Null(owner.Stopped);
         Assert.Equal(1, status.FailedAttempts); // not counted as done here: its new owner concludes it
         Assert.Contains(lines, l => l.Line.Contains("orders [0] @5", StringComparison.Ordinal) && l.Line.Contains("its offset was not stored", StringComparison.Ordinal));
         Assert.DoesNotContain(lines, l => l.Line.Contains("dead-lettered to", StringComparison.Ordinal));
@@ -72,10 +72,13 @@ public sealed class RecordConclusionTests : IDisposable
         return read!.Message.Value;
     }
 
+    /// <summary>A consumer service that only hears: never subscribed, so nothing is revoked; a stop is kept.</summary>
     private sealed class NoOwner : IConsumerOwner
     {
+        public string? Stopped { get; private set; }
+
         public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions) => throw new InvalidOperationException("not subscribed: nothing to revoke");
 
-        public void Failed(string reason, Exception? exception, bool outsideConsume) => throw new InvalidOperationException(reason, exception);
+        public void Failed(string reason, Exception? exception, bool outsideConsume) => Stopped = reason;
     }
 }

@@ -37,6 +37,20 @@ public sealed class BatchCollectorTests
 
     private static long[] Offsets(RecordBatch<string, string> batch) => [.. batch.Select(r => r.Offset.Value)];
 
+    /// <summary>What the collector still holds, as the loop finds it: every open batch once its wait runs out, oldest first ("partition@offset" each).</summary>
+    private string[] LeftInOpenBatches(BatchCollector<string, string> collector)
+    {
+        _clock.Time += TimeSpan.FromSeconds(1);
+        var left = new System.Collections.Generic.List<string>();
+        while (collector.TryTakeDue(out RecordBatch<string, string> batch))
+        {
+            left.AddRange(batch.Select(r => r.Partition.Value + "@" + r.Offset.Value));
+        }
+
+        Assert.Null(collector.UntilNextDue);
+        return [.. left];
+    }
+
     [Fact]
     public void ABatchIsHandedOverWhenFull_EachPartitionFillingItsOwn()
     {
@@ -50,9 +64,9 @@ public sealed class BatchCollectorTests
         Assert.Equal([0L, 1, 2], Offsets(full));
         Assert.Equal(3, full.Count);
         Assert.Equal(new TopicPartitionOffset("orders", 0, 0), full.Position);
-        Assert.Equal(1, collector.Collecting); // partition 1's record waits on
-        Assert.Null(Add(collector, 0, 3)); // a new batch for partition 0
-        Assert.Equal(2, collector.Collecting);
+        _clock.Time += TimeSpan.FromMilliseconds(1);
+        Assert.Null(Add(collector, 0, 3)); // a new batch for partition 0, due after partition 1's
+        Assert.Equal(["1@0", "0@3"], LeftInOpenBatches(collector)); // partition 1's record waited on
     }
 
     [Fact]
@@ -93,7 +107,6 @@ public sealed class BatchCollectorTests
         GC.Collect();
 
         Assert.Equal(0, handedOver.Count(reference => reference.IsAlive));
-        Assert.Equal(1, collector.Collecting);
         _clock.Time += TimeSpan.FromSeconds(1);
         Assert.True(collector.TryTakeDue(out RecordBatch<string, string> quiet));
         Assert.Equal([0L], Offsets(quiet));
@@ -142,7 +155,7 @@ public sealed class BatchCollectorTests
         Assert.Equal([0L, 1], Offsets(cut));
         Assert.Null(collector.Cut("orders", 0));
         Assert.Null(collector.Cut("orders", 7));
-        Assert.Equal(1, collector.Collecting);
+        Assert.Equal(["1@0"], LeftInOpenBatches(collector));
     }
 
     [Fact]
@@ -157,7 +170,6 @@ public sealed class BatchCollectorTests
 
         collector.Discard(new TopicPartition("orders", 0));
 
-        Assert.Equal(2, collector.Collecting);
         Assert.Equal(TimeSpan.FromMilliseconds(700), collector.UntilNextDue); // still due when its first record's wait runs out
         RecordBatch<string, string> rest = Assert.IsType<RecordBatch<string, string>>(collector.Cut("orders", 1));
         Assert.Equal([1, 2], rest.Select(r => r.Partition.Value));
@@ -173,12 +185,12 @@ public sealed class BatchCollectorTests
         Add(collector, 1, 0);
 
         collector.Discard(new TopicPartition("orders", 0));
-        Assert.Equal(1, collector.Collecting);
         Assert.Null(collector.Cut("orders", 0));
+        Assert.Equal(TimeSpan.FromSeconds(1), collector.UntilNextDue); // partition 1's batch is still open
 
         collector.DiscardAll();
-        Assert.Equal(0, collector.Collecting);
         Assert.Null(collector.UntilNextDue);
+        Assert.Equal(0, Pausing.ReadAheadBytes);
         _clock.Time += TimeSpan.FromSeconds(5);
         Assert.False(collector.TryTakeDue(out _));
     }
@@ -238,9 +250,9 @@ public sealed class BatchCollectorTests
         Assert.Equal([1], _paused.Paused);
         Assert.Equal([0L, 1], Offsets(handedOver));
         Assert.Equal(1, handedOver.Partition.Value);
-        Assert.Equal(2, collector.Collecting); // partition 0's batch waits on, still counted
-        Assert.Equal(fourRecords - handedOver.ReadAheadCharge, Pausing.ReadAheadBytes);
+        Assert.Equal(fourRecords - handedOver.ReadAheadCharge, Pausing.ReadAheadBytes); // partition 0's batch waits on, still counted
         Assert.True(Pausing.ReadAheadBytes < threeRecords);
+        Assert.Equal(["0@0", "0@1"], LeftInOpenBatches(collector));
     }
 
     /// <summary>The Kafka client's side of pausing: which partitions are paused.</summary>

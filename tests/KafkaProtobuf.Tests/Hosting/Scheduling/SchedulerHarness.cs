@@ -70,7 +70,7 @@ internal sealed class SchedulerHarness : IPartitionFetching
             RevokeTimeout = revokeTimeout ?? TimeSpan.FromSeconds(30),
         };
         Pausing = new PartitionPausing(this, readAhead, Clock);
-        Scheduler = new PartitionScheduler<TestRecord>(HandleAsync, Conclude, Pausing, Settings, Clock, work => work(), Stopping.Token);
+        Scheduler = new PartitionScheduler<TestRecord>(HandleAsync, Conclude, Pausing, Settings, Clock, new InPlace(), Stopping.Token);
     }
 
     /// <summary>The consumer's shutdown signal, which comes before <see cref="PartitionScheduler{TWork}.Drain"/>.</summary>
@@ -263,6 +263,18 @@ internal sealed class SchedulerHarness : IPartitionFetching
         _finished.Add(record);
         _keysInHandlers.Remove((record.Partition.Value, record.KeyHash));
     }
+}
+
+/// <summary>Threads for workers that are the caller's own: a worker starts and runs, up to its first await, in place.</summary>
+internal sealed class InPlace : TaskScheduler
+{
+    public override int MaximumConcurrencyLevel => 1;
+
+    protected override void QueueTask(Task task) => TryExecuteTask(task);
+
+    protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued) => TryExecuteTask(task);
+
+    protected override IEnumerable<Task> GetScheduledTasks() => [];
 }
 
 /// <summary>
