@@ -64,6 +64,12 @@ public abstract class ChaosMember : IDisposable
     /// <summary>Records whose writer's schema could not be obtained: the member went back to each and read it again.</summary>
     public ConcurrentQueue<TopicPartitionOffset> SchemaUnavailable { get; } = new();
 
+    /// <summary>
+    /// librdkafka's lines saying the member did not poll within <c>max.poll.interval.ms</c> and left the group: a member
+    /// whose process is healthy must never write one (only a killed member, whose loop hangs, may).
+    /// </summary>
+    public ConcurrentQueue<string> PollIntervalExceeded { get; } = new();
+
     /// <summary>librdkafka's latest log lines for this member (the last <see cref="LogLinesKept"/>), oldest first.</summary>
     public IEnumerable<string> RecentLog => _recentLog;
 
@@ -132,6 +138,11 @@ public abstract class ChaosMember : IDisposable
     /// <summary>Kept for a timed-out wait's message, not printed.</summary>
     protected void Remember(string level, string facility, string message)
     {
+        if (message.Contains("maximum poll interval", StringComparison.Ordinal))
+        {
+            PollIntervalExceeded.Enqueue($"{DateTime.UtcNow:HH:mm:ss.fff} in '{Log.Step}': {message}");
+        }
+
         _recentLog.Enqueue($"{DateTime.UtcNow:HH:mm:ss.fff} {level} {facility}: {message}");
         while (_recentLog.Count > LogLinesKept && _recentLog.TryDequeue(out _))
         {

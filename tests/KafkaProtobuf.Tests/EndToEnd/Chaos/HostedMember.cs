@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
@@ -35,6 +36,7 @@ public sealed class HostedMember : ChaosMember
     private readonly ManualResetEventSlim _hung = new(initialState: true); // reset: the loop thread stops at its next event
     private volatile string _phase = "not started";
     private long _lastDelivery;
+    private long _readAhead;
     private bool _ended;
 
     /// <param name="batches">Null: a record handler; else a batch handler making batches so.</param>
@@ -156,7 +158,9 @@ public sealed class HostedMember : ChaosMember
         }
     }
 
-    public override string Phase => _phase + " (last delivery " + (Environment.TickCount64 - Volatile.Read(ref _lastDelivery)) + " ms ago)";
+    public override string Phase =>
+        _phase + " (last delivery " + (Environment.TickCount64 - Volatile.Read(ref _lastDelivery)) + " ms ago, read ahead "
+        + Volatile.Read(ref _readAhead) + " B) " + Partitions();
 
     private Action<bool> Throttle { get; }
 
@@ -201,6 +205,19 @@ public sealed class HostedMember : ChaosMember
         _hung.Dispose();
     }
 
+    /// <summary>
+    /// For a stall's report: the consumer as an operator sees it, each partition's position, end and why it is paused
+    /// (the read-ahead budget, a record read again later, a copy not written) or what it waits for.
+    /// </summary>
+    private string Partitions()
+    {
+        ConsumerSnapshot? consumer = _host.Services.GetRequiredService<KafkaProtobufConsumerOperations>().GetConsumers().SingleOrDefault(c => c.Name == Name);
+        return consumer is null ? "no snapshot" : $"{consumer.State}, {consumer.RecordsInHandlers} records in handlers, partitions ["
+            + string.Join(", ", consumer.Partitions.Select(p => $"p{p.Partition} at {p.Position?.ToString(CultureInfo.InvariantCulture) ?? "?"} of "
+                + $"{p.End?.ToString(CultureInfo.InvariantCulture) ?? "?"} {(p.Pauses == PartitionPauses.None ? "fetching" : "paused: " + p.Pauses)}"
+                + (p.WaitingFor is { } waiting ? " waiting for " + waiting : string.Empty))) + "]";
+    }
+
     /// <summary>On the loop thread: a hung member stops here.</summary>
     private void HangIfKilled() => _hung.Wait();
 
@@ -235,7 +252,11 @@ public sealed class HostedMember : ChaosMember
         // Deliveries and commits explain every re-read here; the order of stores is pinned by HostedConsumerParallelTests.
         public override void Stored(TopicPartitionOffset record) => member.HangIfKilled();
 
-        public override void ReadAhead(long bytes) => member.HangIfKilled();
+        public override void ReadAhead(long bytes)
+        {
+            Volatile.Write(ref member._readAhead, bytes);
+            member.HangIfKilled();
+        }
 
         public override void Committed(CommittedOffsets offsets) => member.OnCommitted(offsets);
 
