@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Runtime;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -176,6 +177,7 @@ internal sealed class EndToEndWindow(int records)
     private int _gen0AtFirst;
     private long _startTicks;
     private TimeSpan _gcPauseAtFirst;
+    private TimeSpan _jitAtFirst;
     private int _inHandlers;
     private long _awaits;
     private long _inHandlersAtStarts;
@@ -197,6 +199,12 @@ internal sealed class EndToEndWindow(int records)
 
     /// <summary>The time the GC paused the process, per record: what a loop that keeps records alive across collections pays.</summary>
     public double GcPauseNanosecondsPerRecord { get; private set; }
+
+    /// <summary>
+    /// The time the JIT compiled methods (on any thread), per record: code a round met for the first time, or compiled
+    /// again at a higher tier. A service pays it once; a round that pays it again measures its start, not its loop.
+    /// </summary>
+    public double JitNanosecondsPerRecord { get; private set; }
 
     /// <summary>With a handler that awaits: how long an await took on average (a timer's own granularity and load stretch it).</summary>
     public double AwaitedMilliseconds => _awaits == 0 ? double.NaN : _awaitedTicks * 1000.0 / Stopwatch.Frequency / _awaits;
@@ -241,6 +249,7 @@ internal sealed class EndToEndWindow(int records)
             _gen0AtFirst = GC.CollectionCount(0);
             _startTicks = Stopwatch.GetTimestamp();
             _gcPauseAtFirst = GC.GetTotalPauseDuration();
+            _jitAtFirst = JitInfo.GetCompilationTime();
         }
         else if (count == records)
         {
@@ -254,6 +263,7 @@ internal sealed class EndToEndWindow(int records)
             AllocatedPerRecord = (GC.GetTotalAllocatedBytes(precise: true) - _allocatedAtFirst) / (double)measured;
             Gen0Collections = GC.CollectionCount(0) - _gen0AtFirst;
             GcPauseNanosecondsPerRecord = (GC.GetTotalPauseDuration() - _gcPauseAtFirst).TotalNanoseconds / measured;
+            JitNanosecondsPerRecord = (JitInfo.GetCompilationTime() - _jitAtFirst).TotalNanoseconds / measured;
             RecordsPerSecond = measured / seconds;
             GC.KeepAlive(_checksum);
             _finished.Set();

@@ -27,11 +27,17 @@ internal sealed class LagMeter<TKey, TValue>(
     private static readonly TimeSpan CommittedTimeout = TimeSpan.FromSeconds(2);
 
     // Per partition (topic and number: a key that costs no allocation per record), after the last offset stored, or its first record's.
-    private readonly ConcurrentDictionary<(string Topic, int Partition), long> _from = new();
+    private readonly ConcurrentDictionary<(string Topic, int Partition), Mark> _from = new();
     // Partitions whose committed offset was asked (once per assignment): timer thread only.
     private readonly HashSet<(string Topic, int Partition)> _askedCommitted = [];
     private Timer? _timer;
     private int _measuring; // 1 while a measurement runs: a slow broker must not let the timer's callbacks overlap
+
+    // The loop thread's last partition and its mark: records come in runs of one partition, so most records find their
+    // mark here without hashing the topic's name and locking the dictionary (twice a record: taken, then stored).
+    private string? _lastTopic;
+    private int _lastPartition;
+    private Mark? _last;
 
     /// <summary>Starts measuring <paramref name="consumer"/>'s partitions (before one is assigned there is nothing to measure).</summary>
     public void Start(IConsumer<TKey, TValue> consumer)
@@ -40,17 +46,43 @@ internal sealed class LagMeter<TKey, TValue>(
     }
 
     /// <summary>A record consumed: the first of its partition marks where the lag counts from (what came before was handled).</summary>
-    public void Consumed(string topic, Partition partition, Offset offset) => _from.TryAdd((topic, partition.Value), offset.Value);
+    public void Consumed(string topic, Partition partition, Offset offset) => MarkOf(topic, partition.Value, offset.Value);
 
     /// <summary>The offset past a record was stored.</summary>
-    public void Stored(string topic, Partition partition, Offset offset) => _from[(topic, partition.Value)] = offset.Value + 1;
+    public void Stored(string topic, Partition partition, Offset offset) =>
+        MarkOf(topic, partition.Value, offset.Value + 1).From = offset.Value + 1;
 
     /// <summary>Partitions taken away: if one comes back, its lag counts from its first record again.</summary>
     public void Revoked(IEnumerable<TopicPartition> partitions)
     {
         foreach (TopicPartition partition in partitions)
         {
-            _from.TryRemove((partition.Topic, partition.Partition.Value), out _);
+            Drop((partition.Topic, partition.Partition.Value));
+        }
+    }
+
+    /// <summary>On the loop thread: a partition's mark, made at <paramref name="first"/> if it has none.</summary>
+    private Mark MarkOf(string topic, int partition, long first)
+    {
+        if (_last is { Dropped: false } last && _lastPartition == partition && string.Equals(_lastTopic, topic, StringComparison.Ordinal))
+        {
+            return last;
+        }
+
+        if (!_from.TryGetValue((topic, partition), out Mark? mark))
+        {
+            mark = _from.GetOrAdd((topic, partition), new Mark(first)); // once per partition assigned
+        }
+
+        (_lastTopic, _lastPartition, _last) = (topic, partition, mark);
+        return mark;
+    }
+
+    private void Drop((string Topic, int Partition) partition)
+    {
+        if (_from.TryRemove(partition, out Mark? mark))
+        {
+            mark.Dropped = true; // the loop thread's cached mark is not written to any more
         }
     }
 
@@ -75,7 +107,7 @@ internal sealed class LagMeter<TKey, TValue>(
             _askedCommitted.Add((committed.Topic, committed.Partition.Value));
             if (committed.Offset.Value >= 0)
             {
-                _from.TryAdd((committed.Topic, committed.Partition.Value), committed.Offset.Value);
+                _from.TryAdd((committed.Topic, committed.Partition.Value), new Mark(committed.Offset.Value));
             }
         }
     }
@@ -122,8 +154,8 @@ internal sealed class LagMeter<TKey, TValue>(
             foreach (TopicPartition partition in assigned)
             {
                 long end = consumer.GetWatermarkOffsets(partition).High.Value;
-                long from = _from.TryGetValue((partition.Topic, partition.Partition.Value), out long stored)
-                    ? stored
+                long from = _from.TryGetValue((partition.Topic, partition.Partition.Value), out Mark? stored)
+                    ? stored.From
                     : consumer.Position(partition).Value;
                 if (end < 0 || from < 0 || isPaused?.Invoke(partition.Topic, partition.Partition.Value) == true)
                 {
@@ -150,7 +182,7 @@ internal sealed class LagMeter<TKey, TValue>(
             var unassigned = _from.Keys.Where(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition))).ToList();
             foreach ((string Topic, int Partition) gone in unassigned)
             {
-                _from.TryRemove(gone, out _);
+                Drop(gone);
             }
 
             _askedCommitted.RemoveWhere(k => !assigned.Contains(new TopicPartition(k.Topic, k.Partition)));
@@ -161,5 +193,25 @@ internal sealed class LagMeter<TKey, TValue>(
         }
 
         lag.Measured(measured, memberId, assigned);
+    }
+
+    /// <summary>Where a partition's lag counts from: written on the loop thread, read on the timer's.</summary>
+    private sealed class Mark(long from)
+    {
+        private long _from = from;
+        private volatile bool _dropped;
+
+        public long From
+        {
+            get => Volatile.Read(ref _from);
+            set => Volatile.Write(ref _from, value);
+        }
+
+        /// <summary>Taken out of the meter (revoked, or no longer assigned): the loop looks its partition up again.</summary>
+        public bool Dropped
+        {
+            get => _dropped;
+            set => _dropped = value;
+        }
     }
 }
