@@ -101,6 +101,7 @@ public static class EndToEnd
                     EnableAutoCommit = false,
                     AutoOffsetReset = AutoOffsetReset.Earliest,
                 };
+                ProfilerWindow.Armed = round >= 0;
                 Sample sample = run(config, records);
                 if (round >= 0)
                 {

@@ -242,6 +242,7 @@ internal sealed class EndToEndWindow(int records)
         int count = Interlocked.Increment(ref _count);
         if (count == 1)
         {
+            ProfilerWindow.Opened();
             _cpuAtFirst = CpuClock.ProcessNanoseconds();
             _threadCpuAtFirst = CpuClock.ThreadNanoseconds();
             _threadAtFirst = Environment.CurrentManagedThreadId;
@@ -265,6 +266,7 @@ internal sealed class EndToEndWindow(int records)
             GcPauseNanosecondsPerRecord = (GC.GetTotalPauseDuration() - _gcPauseAtFirst).TotalNanoseconds / measured;
             JitNanosecondsPerRecord = (JitInfo.GetCompilationTime() - _jitAtFirst).TotalNanoseconds / measured;
             RecordsPerSecond = measured / seconds;
+            ProfilerWindow.Closed();
             GC.KeepAlive(_checksum);
             _finished.Set();
         }
