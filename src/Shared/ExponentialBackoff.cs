@@ -4,6 +4,8 @@ using System;
 // may meet in one application). Each copy lives in its package's namespace, so a test that sees both can name either.
 #if KAFKAPROTOBUF_SCHEMAREGISTRY
 namespace KafkaProtobuf.SchemaRegistry;
+#elif KAFKAPROTOBUF_WOLVERINE
+namespace KafkaProtobuf.Wolverine.Decoding;
 #else
 namespace KafkaProtobuf.Hosting.Handling;
 #endif

@@ -87,6 +87,36 @@ public static class DeadLetterMessages
         return Build(record, failure.GetType().FullName ?? failure.GetType().Name, failure.Message, "handler", null);
     }
 
+    /// <summary>
+    /// The dead-letter message for a record the application's handler failed on, where the failure is known only as text
+    /// (a framework that records it as its exception type's name and message, e.g. Wolverine's dead-letter metadata): the
+    /// record's original key, value and headers, unchanged, followed by the <see cref="DeadLetterHeaderNames"/> headers,
+    /// the error code being <paramref name="errorCode"/> and the component <c>handler</c>.
+    /// </summary>
+    /// <param name="record">The record as it was written: raw key, value and headers, topic, partition and offset.</param>
+    /// <param name="errorCode">What failed, e.g. the exception type's full name (cut to <see cref="MaxHeaderValueBytes"/>).</param>
+    /// <param name="errorMessage">Why (cut to <see cref="MaxHeaderValueBytes"/>).</param>
+    /// <returns>The message to produce to the dead-letter topic.</returns>
+    public static Message<byte[], byte[]> ToDeadLetterMessage(this ConsumeResult<byte[], byte[]> record, string errorCode, string errorMessage)
+    {
+        if (record is null)
+        {
+            throw new ArgumentNullException(nameof(record));
+        }
+
+        if (errorCode is null)
+        {
+            throw new ArgumentNullException(nameof(errorCode));
+        }
+
+        if (errorMessage is null)
+        {
+            throw new ArgumentNullException(nameof(errorMessage));
+        }
+
+        return Build(record, errorCode, errorMessage, "handler", null);
+    }
+
     private static Message<byte[], byte[]> Build(ConsumeResult<byte[], byte[]> record, string code, string message, string component, int? errorOffset)
     {
         var headers = new Headers();
