@@ -128,13 +128,14 @@ internal sealed class ProtobufEnvelopeMapper(ProtobufTopic topic) : IKafkaEnvelo
     /// the failure), the library's dead-letter headers after them, its source the topic, partition and offset the
     /// listener read it at, never what its own headers say.
     /// </summary>
-    private void WriteAgain(Envelope envelope, string carried, Message<string, byte[]> outgoing)
+    private static void WriteAgain(Envelope envelope, string carried, Message<string, byte[]> outgoing)
     {
         bool nullKey = envelope.Headers.ContainsKey(EnvelopeHeaderNames.NullKey);
         var record = new ConsumeResult<byte[], byte[]>
         {
+            // Where the listener read it (this mapper may be the dead-letter topic's: never its own name).
             TopicPartitionOffset = new TopicPartitionOffset(
-                envelope.TopicName ?? topic.TopicName, new Partition(envelope.PartitionId ?? Partition.Any.Value), new Offset(envelope.Offset)),
+                envelope.TopicName ?? string.Empty, new Partition(envelope.PartitionId ?? Partition.Any.Value), new Offset(envelope.Offset)),
             Message = new Message<byte[], byte[]>
             {
                 Key = nullKey || envelope.PartitionKey is null ? null! : Encoding.UTF8.GetBytes(envelope.PartitionKey),
@@ -149,9 +150,10 @@ internal sealed class ProtobufEnvelopeMapper(ProtobufTopic topic) : IKafkaEnvelo
         outgoing.Headers = written.Headers;
     }
 
-    private Message<byte[], byte[]>? DeadLetterOf(Envelope envelope, ConsumeResult<byte[], byte[]> record)
+    private static Message<byte[], byte[]>? DeadLetterOf(Envelope envelope, ConsumeResult<byte[], byte[]> record)
     {
-        if (topic.Serializer.TryGetFailure(envelope, out Exception? failure) && failure is InvalidFrameException frame)
+        // The serializer of the topic it was read from saw why (this mapper may be the dead-letter topic's).
+        if (envelope.Serializer is ProtobufMessageSerializer reading && reading.TryGetFailure(envelope, out Exception? failure) && failure is InvalidFrameException frame)
         {
             return new ConsumeException(record, new Error(ErrorCode.Local_ValueDeserialization), frame).ToDeadLetterMessage();
         }

@@ -6,6 +6,7 @@ using KafkaProtobuf.Wolverine.Writing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Wolverine.Kafka;
+using Wolverine.Kafka.Internals;
 using Wolverine.Runtime;
 
 namespace KafkaProtobuf.Wolverine.Transport;
@@ -52,7 +53,27 @@ internal sealed class ProtobufTopic
             reader.Log = logs.CreateLogger("KafkaProtobuf.Wolverine");
         }
 
-        return _mapper ??= new ProtobufEnvelopeMapper(this);
+        _mapper ??= new ProtobufEnvelopeMapper(this);
+        if (Reader is not null)
+        {
+            WriteDeadLettersExactly(runtime);
+        }
+
+        return _mapper;
+    }
+
+    /// <summary>
+    /// Wolverine writes a listener's dead letters with the dead-letter topic's own mapper, not the listener's: give that
+    /// topic this package's mapper (unless the application gave it one), which writes a record read here as it was
+    /// read, and any other envelope as Wolverine's own mapper does.
+    /// </summary>
+    private void WriteDeadLettersExactly(IWolverineRuntime runtime)
+    {
+        KafkaTopic deadLetters = Endpoint.Parent.Topics[Endpoint.Parent.DeadLetterQueueTopicName];
+        if (deadLetters != Endpoint && (deadLetters.EnvelopeMapper is null || deadLetters.EnvelopeMapper.GetType() == typeof(KafkaEnvelopeMapper)))
+        {
+            deadLetters.EnvelopeMapper = Of(deadLetters).MapperFor(runtime);
+        }
     }
 
     /// <summary>The topic a message is written to: the one its envelope names (a route that chooses it per message), else the route's.</summary>
