@@ -1,9 +1,12 @@
 using System;
+using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
+using KafkaProtobuf.SchemaRegistry;
+using KafkaProtobuf.Testing;
 using KafkaProtobuf.Wolverine.Tests.Support;
 using Microsoft.Extensions.Hosting;
 using Vectors.Telemetry.V1;
@@ -36,6 +39,38 @@ public sealed class ListeningTests(KafkaFixture kafka)
                 vectors.Select(v => Describe(v.Type, v.Payload, v.KafkaHeaders())).Order(),
                 handled.Select(h => Describe(h.Message.Descriptor.FullName, h.Message.ToByteArray(), h.RecordHeaders!)).Order());
             Assert.Equal(10, handled.Count(h => h.RecordHeaders!.Count == 1));
+        }
+        finally
+        {
+            await WolverineApp.StopAsync(host);
+        }
+    }
+
+    [Fact]
+    public async Task Frames_without_message_indexes_as_kafkajs_writes_them_reach_the_first_types_handler_when_opted_in()
+    {
+        using InProcessSchemaRegistry registry = InProcessSchemaRegistry.Start();
+        using var client = new RegistryClient(registry.Url);
+        string topic = kafka.NewTopic("kafkajs");
+        SchemaIdentifier id = await new RegistryProtobufSerializer<Reading>(client).WarmUpAsync(topic, MessageComponentType.Value);
+
+        // @kafkajs/confluent-schema-registry: magic byte, schema id, then the payload (no message-index path).
+        var readings = Enumerable.Range(0, 3).Select(i => new Reading { SensorId = "kafkajs-" + i, Value = i }).ToList();
+        WolverineApp.Produce(kafka.Cluster, topic, readings.Select(r =>
+        {
+            byte[] frame = new byte[5 + r.CalculateSize()];
+            BinaryPrimitives.WriteInt32BigEndian(frame.AsSpan(1), id.Id!.Value);
+            r.WriteTo(frame.AsSpan(5));
+            return new Message<byte[], byte[]> { Value = frame };
+        }));
+
+        var options = new MultiTypeDeserializerOptions { WriterSchemas = { Source = client } };
+        options.Framing.MessageIndexPresence = MessageIndexPresence.Absent;
+        IHost host = await WolverineApp.StartAsync(kafka.Cluster, kafka.NewTopic("dead"), opts =>
+            opts.ListenToKafkaTopic(topic).ReadProtobuf(new MultiTypeProtobufDeserializer([TelemetryReflection.Descriptor], options)).EnableNativeDeadLetterQueue());
+        try
+        {
+            Assert.Equal(readings, Handled.WaitFor(topic, 3, WolverineApp.Wait).Select(h => h.Message).OrderBy(m => ((Reading)m).Value));
         }
         finally
         {

@@ -15,10 +15,16 @@ public static class TelemetryHandlers
 
     public static void Heal(string sensorId) => FailingSensors.TryRemove(sensorId, out _);
 
+    /// <summary>How many times a failing sensor's reading was refused.</summary>
+    public static int Refusals(string sensorId) => RefusedBySensor.TryGetValue(sensorId, out int count) ? count : 0;
+
+    private static readonly ConcurrentDictionary<string, int> RefusedBySensor = new();
+
     public static void Handle(Reading reading, Envelope envelope)
     {
         if (FailingSensors.ContainsKey(reading.SensorId))
         {
+            RefusedBySensor.AddOrUpdate(reading.SensorId, 1, (_, count) => count + 1);
             throw new InvalidOperationException("the handler refuses " + reading.SensorId);
         }
 

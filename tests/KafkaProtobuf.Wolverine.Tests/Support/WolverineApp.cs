@@ -17,7 +17,11 @@ public static class WolverineApp
     public static readonly TimeSpan Wait = TimeSpan.FromSeconds(60);
 
     /// <summary>Builds and starts the host; <paramref name="configure"/> adds the listeners and routes.</summary>
-    public static async Task<IHost> StartAsync(EmbeddedKafkaCluster cluster, string deadLetterTopic, Action<WolverineOptions> configure)
+    public static Task<IHost> StartAsync(EmbeddedKafkaCluster cluster, string deadLetterTopic, Action<WolverineOptions> configure) =>
+        StartAsync(cluster, deadLetterTopic, AutoOffsetReset.Earliest, configure);
+
+    /// <summary>Builds and starts the host, a new consumer group starting at <paramref name="start"/>.</summary>
+    public static async Task<IHost> StartAsync(EmbeddedKafkaCluster cluster, string deadLetterTopic, AutoOffsetReset start, Action<WolverineOptions> configure)
     {
         IHost host = Host.CreateDefaultBuilder()
             .ConfigureLogging(logging => logging.ClearProviders().SetMinimumLevel(LogLevel.Warning))
@@ -27,7 +31,7 @@ public static class WolverineApp
                 opts.UseKafka(cluster.BootstrapServers)
                     .ConfigureConsumers(consumer =>
                     {
-                        consumer.AutoOffsetReset = AutoOffsetReset.Earliest;
+                        consumer.AutoOffsetReset = start;
                         consumer.GroupId = "wolverine-" + Guid.NewGuid().ToString("N");
                     })
                     .DeadLetterQueueTopicName(deadLetterTopic);
