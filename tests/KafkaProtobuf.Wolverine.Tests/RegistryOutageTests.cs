@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
@@ -71,6 +72,62 @@ public sealed class RegistryOutageTests(KafkaFixture kafka)
         finally
         {
             await WolverineApp.StopAsync(host);
+        }
+    }
+
+    [Fact]
+    public async Task A_listener_stopped_during_an_outage_passes_no_record_and_the_next_host_reads_them_all()
+    {
+        using InProcessSchemaRegistry registry = InProcessSchemaRegistry.Start();
+        using var writer = new RegistryClient(registry.Url);
+        string topic = kafka.NewTopic("readings");
+        string dead = kafka.NewTopic("dead");
+        string group = "outage-" + Guid.NewGuid().ToString("N");
+        var prefix = new RegistryProtobufSerializer<Reading>(writer);
+        WolverineApp.Produce(kafka.Cluster, topic, Enumerable.Range(0, 3).Select(i => new Message<byte[], byte[]>
+        {
+            Value = prefix.Serialize(new Reading { SensorId = "before-" + i }, new SerializationContext(MessageComponentType.Value, topic))!,
+        }));
+        List<Message<byte[], byte[]>> after = [.. Enumerable.Range(0, 3).Select(i =>
+        {
+            (byte[] value, Headers headers) = DeadLetterTests.Write(writer, topic, new Reading { SensorId = "after-" + i });
+            return new Message<byte[], byte[]> { Value = value, Headers = headers };
+        })];
+
+        using (var reader = new RegistryClient(registry.Url))
+        {
+            IHost first = await WolverineApp.StartAsync(kafka.Cluster, dead, AutoOffsetReset.Earliest, group, opts =>
+                opts.ListenToKafkaTopic(topic).ReadProtobuf(DeadLetterTests.RegistryReader(reader)).EnableNativeDeadLetterQueue().Sequential());
+            try
+            {
+                Handled.WaitFor(topic, 3, WolverineApp.Wait);
+                registry.Stop();
+                WolverineApp.Produce(kafka.Cluster, topic, after);
+                Assert.True(
+                    SpinWait.SpinUntil(() => CapturedLogs.Any("record of " + topic + " could not be obtained"), WolverineApp.Wait),
+                    "the listener never waited for the registry");
+            }
+            finally
+            {
+                await WolverineApp.StopAsync(first); // stops while the listener waits for the registry
+            }
+        }
+
+        registry.StartAgain();
+        using var again = new RegistryClient(registry.Url);
+        IHost second = await WolverineApp.StartAsync(kafka.Cluster, dead, AutoOffsetReset.Earliest, group, opts =>
+            opts.ListenToKafkaTopic(topic).ReadProtobuf(DeadLetterTests.RegistryReader(again)).EnableNativeDeadLetterQueue().Sequential());
+        try
+        {
+            SpinWait.SpinUntil(() => Handled.On(topic).Any(h => ((Reading)h.Message).SensorId == "after-2"), WolverineApp.Wait);
+            List<string> sensors = [.. Handled.On(topic).Select(h => ((Reading)h.Message).SensorId)];
+            List<string> afterOnes = [.. sensors.Where(s => s.StartsWith("after-", StringComparison.Ordinal))];
+            Assert.Equal(["after-0", "after-1", "after-2"], afterOnes);
+            Assert.Equal(3, sensors.Distinct().Count(s => s.StartsWith("before-", StringComparison.Ordinal)));
+        }
+        finally
+        {
+            await WolverineApp.StopAsync(second);
         }
     }
 }

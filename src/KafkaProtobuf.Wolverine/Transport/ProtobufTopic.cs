@@ -4,6 +4,7 @@ using System.Threading;
 using KafkaProtobuf.Wolverine.Decoding;
 using KafkaProtobuf.Wolverine.Writing;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Wolverine.Kafka;
 using Wolverine.Kafka.Internals;
@@ -39,7 +40,10 @@ internal sealed class ProtobufTopic
 
     public ProtobufMessageSerializer Serializer { get; }
 
-    /// <summary>Cancelled when the application stops: a listener waiting out a schema outage gives up then.</summary>
+    /// <summary>
+    /// Cancelled when the application begins to stop (the host's <c>ApplicationStopping</c>, or Wolverine's own
+    /// cancellation): a listener waiting out a schema outage gives up then, and Wolverine's listener can drain.
+    /// </summary>
     public CancellationToken Stopping { get; private set; }
 
     public static ProtobufTopic Of(KafkaTopic endpoint) => ByEndpoint.GetValue(endpoint, static e => new ProtobufTopic(e));
@@ -47,7 +51,9 @@ internal sealed class ProtobufTopic
     /// <summary>The endpoint's mapper, made once when Wolverine builds the endpoint.</summary>
     public ProtobufEnvelopeMapper MapperFor(IWolverineRuntime runtime)
     {
-        Stopping = runtime.Cancellation;
+        Stopping = runtime.Services.GetService<IHostApplicationLifetime>() is { } lifetime
+            ? CancellationTokenSource.CreateLinkedTokenSource(lifetime.ApplicationStopping, runtime.Cancellation).Token
+            : runtime.Cancellation;
         if (Reader is { } reader && runtime.Services.GetService<ILoggerFactory>() is { } logs)
         {
             reader.Log = logs.CreateLogger("KafkaProtobuf.Wolverine");
