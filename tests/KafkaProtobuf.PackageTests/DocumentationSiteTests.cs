@@ -38,7 +38,7 @@ public sealed partial class DocumentationSiteTests : IDisposable
 
         // A type of each package has its API page, built from its XML docs.
         string api = Path.Combine(site, "docs", "api");
-        foreach (string type in new[] { "KafkaProtobuf.FramedProtobufDeserializer-1", "KafkaProtobuf.SchemaRegistry.RegistryClient", "KafkaProtobuf.Hosting.KafkaProtobufConsumerOptions", "KafkaProtobuf.Streamiz.RegistryProtobufSerDes-1", "KafkaProtobuf.Testing.EmbeddedKafkaCluster", "KafkaProtobuf.Aspire.KafkaProtobufConsumerSettings", "KafkaProtobuf.Aspire.Hosting.EmbeddedKafkaResource", "KafkaProtobuf.AspNetCore.KafkaProtobufOperationsOptions" })
+        foreach (string type in new[] { "KafkaProtobuf.FramedProtobufDeserializer-1", "KafkaProtobuf.SchemaRegistry.RegistryClient", "KafkaProtobuf.Hosting.KafkaProtobufConsumerOptions", "KafkaProtobuf.Streamiz.RegistryProtobufSerDes-1", "KafkaProtobuf.Testing.EmbeddedKafkaCluster", "KafkaProtobuf.Aspire.KafkaProtobufConsumerSettings", "KafkaProtobuf.Aspire.Hosting.EmbeddedKafkaResource", "KafkaProtobuf.AspNetCore.KafkaProtobufOperationsOptions", "KafkaProtobuf.Wolverine.KafkaProtobufWolverineExtensions" })
         {
             Assert.True(File.Exists(Path.Combine(api, type + ".html")), $"no API page for {type}");
         }

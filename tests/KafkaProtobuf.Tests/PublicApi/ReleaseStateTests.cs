@@ -18,7 +18,7 @@ public sealed partial class ReleaseStateTests
 
     /// <summary>The libraries, each with its API files (the tool has a command line, not an API).</summary>
     private static readonly string[] Libraries =
-        ["KafkaProtobuf", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Testing", "KafkaProtobuf.Aspire", "KafkaProtobuf.Aspire.Hosting", "KafkaProtobuf.AspNetCore"];
+        ["KafkaProtobuf", "KafkaProtobuf.SchemaRegistry", "KafkaProtobuf.Hosting", "KafkaProtobuf.Streamiz", "KafkaProtobuf.Testing", "KafkaProtobuf.Aspire", "KafkaProtobuf.Aspire.Hosting", "KafkaProtobuf.AspNetCore", "KafkaProtobuf.Wolverine"];
 
     private static Version Built => Version.Parse(VersionPrefix().Match(File.ReadAllText(Path.Combine(Root, "Directory.Build.props"))).Groups[1].Value);
 
