@@ -36,7 +36,6 @@ public static class OrdersService
         OrderHandlers.Log = log;
         OrderHandlers.Reset();
 
-        // snippet: wolverine-setup
         using IHost host = Host.CreateDefaultBuilder()
             .ConfigureLogging(logging => logging.SetMinimumLevel(LogLevel.Warning))
             .UseWolverine(opts =>
@@ -61,7 +60,6 @@ public static class OrdersService
                 opts.PublishMessage<OrderCancelled>().ToKafkaTopic(Topic).WriteProtobuf(registry);
             })
             .Build();
-        // end snippet
         await host.StartAsync(cancellationToken);
 
         IMessageBus bus = host.Services.GetRequiredService<IMessageBus>();

@@ -25,11 +25,14 @@ public sealed class PackageAloneTests(PackedPackages packages)
     [InlineData("KafkaProtobuf.Aspire")]          // by connection strings: registered, written, read by a hosted consumer; healthy
     [InlineData("KafkaProtobuf.Aspire.Hosting")]  // an AppHost's model with both resources builds; the cluster carries a record
     [InlineData("KafkaProtobuf.AspNetCore")]      // the operations page lists a hosted consumer and its dead letter
+    [InlineData("KafkaProtobuf.Wolverine")]       // a message published through the registry is read back into its handler
     public void APackageAlone_ResolvesItsDeclaredFloors_AndWorksOnThem(string package)
     {
         string project = Directory.CreateDirectory(Path.Combine(packages.WorkDirectory, "alone-" + package)).FullName;
         // The Web SDK for Hosting: its shared framework brings the generic host, as a service's project has it.
         string sdk = package is "KafkaProtobuf.Hosting" or "KafkaProtobuf.Aspire" or "KafkaProtobuf.AspNetCore" ? "Microsoft.NET.Sdk.Web" : "Microsoft.NET.Sdk";
+        // A Wolverine application compiles its handlers at run time: Wolverine's compiler is its second reference.
+        string extra = package is "KafkaProtobuf.Wolverine" ? "\n    <PackageReference Include=\"WolverineFx.RuntimeCompilation\" Version=\"6.62.0\" />" : string.Empty;
         File.WriteAllText(Path.Combine(project, "Alone.csproj"), $"""
             <Project Sdk="{sdk}">
               <PropertyGroup>
@@ -39,7 +42,7 @@ public sealed class PackageAloneTests(PackedPackages packages)
                 <ImplicitUsings>enable</ImplicitUsings>
               </PropertyGroup>
               <ItemGroup>
-                <PackageReference Include="{package}" Version="{packages.Version}" />
+                <PackageReference Include="{package}" Version="{packages.Version}" />{extra}
               </ItemGroup>
             </Project>
             """);

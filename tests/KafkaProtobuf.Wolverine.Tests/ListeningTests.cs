@@ -2,6 +2,7 @@ using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
+using System.Text;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Google.Protobuf;
@@ -71,6 +72,40 @@ public sealed class ListeningTests(KafkaFixture kafka)
         try
         {
             Assert.Equal(readings, Handled.WaitFor(topic, 3, WolverineApp.Wait).Select(h => h.Message).OrderBy(m => ((Reading)m).Value));
+        }
+        finally
+        {
+            await WolverineApp.StopAsync(host);
+        }
+    }
+
+    [Fact]
+    public async Task Tombstones_skipped_types_and_wolverine_pings_are_neither_dead_lettered_nor_stop_the_records_after_them()
+    {
+        string topic = kafka.NewTopic("mixed");
+        string dead = kafka.NewTopic("dead");
+        string key = "deleted-" + Guid.NewGuid().ToString("N");
+        ValueVector reading = ValueVector.All.First(v => v.Name == "confluent-dotnet/prefix/value/Reading");
+        ValueVector device = ValueVector.All.First(v => v.Name == "confluent-dotnet/prefix/value/Device");
+        WolverineApp.Produce(kafka.Cluster, topic, [
+            new() { Key = Encoding.UTF8.GetBytes(key), Value = null! },
+            new() { Value = device.Data },                                                                  // a type this listener skips
+            new() { Value = [1, 2, 3, 4], Headers = new Headers { { "message-type", "wolverine-ping"u8.ToArray() } } }, // Wolverine's sender ping
+            new() { Value = reading.Data },
+            new() { Value = "the marker: bad data, last"u8.ToArray() }]);
+
+        var options = new MultiTypeDeserializerOptions { UnregisteredMessageTypes = UnregisteredMessageTypeHandling.Skip };
+        IHost host = await WolverineApp.StartAsync(kafka.Cluster, dead, opts =>
+            opts.ListenToKafkaTopic(topic).ReadProtobuf(new MultiTypeProtobufDeserializer([Reading.Descriptor], options)).EnableNativeDeadLetterQueue());
+        try
+        {
+            Assert.Equal(reading.Payload, Handled.WaitFor(topic, 1, WolverineApp.Wait)[0].Message.ToByteArray());
+            Assert.Contains(key, TelemetryHandlers.Tombstones);
+
+            // Only the marker, the last record, was dead-lettered (dead letters are written in order).
+            ConsumeResult<byte[], byte[]> first = WolverineApp.Read(kafka.Cluster, dead, 1)[0];
+            Assert.Equal("the marker: bad data, last"u8.ToArray(), first.Message.Value);
+            Assert.Single(Handled.On(topic));
         }
         finally
         {

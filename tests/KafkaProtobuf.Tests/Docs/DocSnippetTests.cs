@@ -36,7 +36,7 @@ public sealed partial class DocSnippetTests
             Match marker = SnippetMarker().Match(before[(before.LastIndexOf('\n') + 1)..]);
             Assert.True(marker.Success, $"{document}: a csharp block at character {block.Index} has no <!-- snippet: name --> line before it");
             string name = marker.Groups[1].Value;
-            Assert.True(regions.TryGetValue(name, out string? code), $"{document}: no region '{name}' in tests/KafkaProtobuf.Tests/Docs/Snippets, tests/KafkaProtobuf.Aspire.Tests/Snippets or tests/KafkaProtobuf.AspNetCore.Tests/Snippets");
+            Assert.True(regions.TryGetValue(name, out string? code), $"{document}: no region '{name}' in tests/KafkaProtobuf.Tests/Docs/Snippets, tests/KafkaProtobuf.Aspire.Tests/Snippets, tests/KafkaProtobuf.AspNetCore.Tests/Snippets or tests/KafkaProtobuf.Wolverine.Tests/Snippets");
             Assert.True(code == block.Groups[1].Value.TrimEnd('\n'), $"{document}: snippet '{name}' differs from its compiled region; it should read:\n{code}");
         }
     }
@@ -90,11 +90,12 @@ public sealed partial class DocSnippetTests
     private static Dictionary<string, string> Regions()
     {
         var regions = new Dictionary<string, string>(StringComparer.Ordinal);
-        // The Aspire integrations' and the operations page's snippets compile in their own test projects (they reference
-        // the AppHost packages, ASP.NET Core).
+        // The Aspire integrations', the operations page's and Wolverine's snippets compile in their own test projects
+        // (they reference the AppHost packages, ASP.NET Core, Wolverine).
         foreach (string file in Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Tests", "Docs", "Snippets"), "*.cs")
             .Concat(Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Aspire.Tests", "Snippets"), "*.cs"))
-            .Concat(Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.AspNetCore.Tests", "Snippets"), "*.cs")))
+            .Concat(Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.AspNetCore.Tests", "Snippets"), "*.cs"))
+            .Concat(Directory.GetFiles(Path.Combine(Root, "tests", "KafkaProtobuf.Wolverine.Tests", "Snippets"), "*.cs")))
         {
             string[] lines = File.ReadAllText(file).Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');
             for (int i = 0; i < lines.Length; i++)

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Concurrent;
 using Vectors.Telemetry.V1;
 using Wolverine;
+using Wolverine.Kafka;
 
 namespace KafkaProtobuf.Wolverine.Tests.Support;
 
@@ -40,4 +41,9 @@ public static class TelemetryHandlers
     public static void Handle(Device.Types.Firmware.Types.Signature signature, Envelope envelope) => Handled.Add(envelope, signature);
 
     public static void Handle(Alert alert, Envelope envelope) => Handled.Add(envelope, alert);
+
+    /// <summary>The keys of the tombstones handled (Wolverine's own message for a record with no value).</summary>
+    public static ConcurrentQueue<string> Tombstones { get; } = new();
+
+    public static void Handle(KafkaTombstone tombstone) => Tombstones.Enqueue(tombstone.Key);
 }
