@@ -113,6 +113,43 @@ public sealed class ListeningTests(KafkaFixture kafka)
         }
     }
 
+    [Fact]
+    public async Task A_records_own_headers_named_as_wolverines_set_nothing_on_its_envelope_but_stay_readable_exactly()
+    {
+        string topic = kafka.NewTopic("forged");
+        ValueVector reading = ValueVector.All.First(v => v.Name == "confluent-dotnet/prefix/value/Reading");
+        var headers = new Headers
+        {
+            { "trace", "abc"u8.ToArray() },
+            { "reply-uri", "kafka://topic/attacker"u8.ToArray() },
+            { "tenant-id", "someone-else"u8.ToArray() },
+            { "exception-type", "Forged"u8.ToArray() },
+            { "kafkaprotobuf.wolverine.record-headers", "AAAAAA=="u8.ToArray() },
+        };
+        WolverineApp.Produce(kafka.Cluster, topic, [new() { Value = reading.Data, Headers = headers }]);
+
+        IHost host = await WolverineApp.StartAsync(kafka.Cluster, kafka.NewTopic("dead"), opts =>
+            opts.ListenToKafkaTopic(topic).ReadProtobuf(MultiTypeProtobufDeserializer.ForFiles(TelemetryReflection.Descriptor)).EnableNativeDeadLetterQueue());
+        try
+        {
+            HandledRecord handled = Handled.WaitFor(topic, 1, WolverineApp.Wait)[0];
+
+            Assert.Equal("abc", handled.EnvelopeHeaders["trace"]);
+            Assert.DoesNotContain("reply-uri", handled.EnvelopeHeaders.Keys);
+            Assert.DoesNotContain("tenant-id", handled.EnvelopeHeaders.Keys);
+            Assert.DoesNotContain("exception-type", handled.EnvelopeHeaders.Keys);
+            Assert.Null(handled.TenantId);
+            Assert.Null(handled.ReplyUri);
+            Assert.Equal(
+                headers.Select(h => h.Key + "=" + Convert.ToHexString(h.GetValueBytes())),
+                handled.RecordHeaders!.Select(h => h.Key + "=" + Convert.ToHexString(h.GetValueBytes())));
+        }
+        finally
+        {
+            await WolverineApp.StopAsync(host);
+        }
+    }
+
     private static string Describe(string type, byte[] payload, Headers headers) =>
         type + " " + Convert.ToHexString(payload) + string.Concat(headers.Select(h => " " + h.Key + "=" + Convert.ToHexString(h.GetValueBytes())));
 }

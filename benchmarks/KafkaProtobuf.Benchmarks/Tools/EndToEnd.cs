@@ -17,10 +17,12 @@ namespace KafkaProtobuf.Benchmarks.Tools;
 /// End to end: N framed S records on the embedded cluster, consumed in full by a real consumer with each value
 /// deserializer in turn; records/s, GC collections, allocated bytes and CPU time per record. The broker runs in a child
 /// process by default, so the consumer's CPU time is its own (on 2 cores an in-process broker competes with it).
-/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops [--handler-delay-ms N]] [--only TEXT]</c>; with
+/// Run: <c>dotnet run -c Release -- e2e [records] [rounds] [--in-process] [--loops [--handler-delay-ms N] | --wolverine] [--only TEXT]</c>; with
 /// <c>--loops</c>, the hosted consumer (sequential, partition-parallel, per key, and with a batch handler, batches of 100
 /// one at a time or one partition's each at once) against the hand-written recommended loop (<see cref="LoopComparison"/>)
-/// instead of the deserializers; with a handler delay (per record, or per batch for a batch handler), the hosted modes alone.
+/// instead of the deserializers; with a handler delay (per record, or per batch for a batch handler), the hosted modes alone;
+/// with <c>--wolverine</c>, Wolverine's Kafka listener with a plain byte[] serializer and with KafkaProtobuf.Wolverine
+/// (<see cref="WolverineComparison"/>).
 /// </summary>
 public static class EndToEnd
 {
@@ -44,6 +46,7 @@ public static class EndToEnd
         int rounds = numbers.Length > 1 ? int.Parse(numbers[1], CultureInfo.InvariantCulture) : 3;
         bool inProcess = args.Contains("--in-process");
         bool loops = args.Contains("--loops");
+        bool wolverine = args.Contains("--wolverine");
 
         using Broker broker = inProcess ? Broker.InProcess(records, keyed: loops) : Broker.ChildProcess(records, keyed: loops);
         Console.WriteLine($"{records:N0} S records ({Payloads.Frame(Payloads.Book("S"), SchemaIdPlacement.Prefix).Data.Length} B values) on {Partitions} partitions, " +
@@ -51,7 +54,13 @@ public static class EndToEnd
         Console.WriteLine();
 
         var modes = new List<(string Name, Func<ConsumerConfig, int, Sample> Run)>();
-        if (loops)
+        if (wolverine)
+        {
+            // --wolverine: Wolverine's listener with a plain byte[] serializer, then with KafkaProtobuf.Wolverine.
+            modes.Add(("Wolverine, plain byte[] serializer", (config, n) => Sample.Of(WolverineComparison.Bytes(config, Topic, n), sequential: false)));
+            modes.Add(("Wolverine, KafkaProtobuf.Wolverine (ReadProtobuf)", (config, n) => Sample.Of(WolverineComparison.Protobuf(config, Topic, n), sequential: false)));
+        }
+        else if (loops)
         {
             // The hosted consumer against the hand-written recommended loop: groups, stored offsets, a trivial handler.
             // --handler-delay-ms N: a handler that awaits N ms (I/O) instead of the trivial one.

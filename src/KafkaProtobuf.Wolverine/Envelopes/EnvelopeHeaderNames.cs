@@ -1,3 +1,9 @@
+using System;
+using System.Collections.Frozen;
+using System.Linq;
+using Wolverine;
+using Wolverine.Transports;
+
 namespace KafkaProtobuf.Wolverine.Envelopes;
 
 /// <summary>
@@ -19,6 +25,23 @@ internal static class EnvelopeHeaderNames
     /// <summary>Before the name of a header the serializer wrote (a binary schema id), its value base64: the mapper writes it as bytes.</summary>
     public const string Outgoing = Prefix + "out.";
 
-    /// <summary>Whether a record header may be copied into the envelope under its own name.</summary>
-    public static bool MayCopy(string key) => !key.StartsWith(Prefix, System.StringComparison.Ordinal);
+    /// <summary>
+    /// Names of Wolverine's that a record's own header must not set in an envelope: the ones Wolverine maps to an
+    /// envelope's properties (a reply address, a tenant, a saga, an id) and the failure it stamps on a dead letter.
+    /// </summary>
+    private static readonly FrozenSet<string> Wolverines = new string[]
+    {
+        EnvelopeConstants.SourceKey, EnvelopeConstants.MessageTypeKey, EnvelopeConstants.ReplyUriKey, EnvelopeConstants.ContentTypeKey,
+        EnvelopeConstants.CorrelationIdKey, EnvelopeConstants.SagaIdKey, EnvelopeConstants.ConversationIdKey, EnvelopeConstants.DestinationKey,
+        EnvelopeConstants.AcceptedContentTypesKey, EnvelopeConstants.IdKey, EnvelopeConstants.ParentIdKey, EnvelopeConstants.GroupIdKey,
+        EnvelopeConstants.DeduplicationIdKey, EnvelopeConstants.ReplyRequestedKey, EnvelopeConstants.AckRequestedKey, EnvelopeConstants.IsResponseKey,
+        EnvelopeConstants.ExecutionTimeKey, EnvelopeConstants.KeepUntilKey, EnvelopeConstants.AttemptsKey, EnvelopeConstants.DeliverByKey,
+        EnvelopeConstants.TenantIdKey, EnvelopeConstants.TopicNameKey, EnvelopeConstants.UserNameKey, EnvelopeConstants.PartitionKey,
+    }.Concat(DeadLetterQueueConstants.DiagnosticHeaders).ToFrozenSet(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Whether a record header may be copied into the envelope under its own name: not under this package's prefix, and
+    /// not one of Wolverine's own (the record's headers stay readable through <c>RecordHeaders()</c>, exactly).
+    /// </summary>
+    public static bool MayCopy(string key) => !key.StartsWith(Prefix, StringComparison.Ordinal) && !Wolverines.Contains(key);
 }

@@ -18,26 +18,30 @@ internal static class RecordHeaders
     /// <summary>The most headers a carried list holds when read back: far above what a broker lets a record carry.</summary>
     private const int MaxHeaders = 100_000;
 
+    /// <summary>No headers, encoded (most records: nothing to allocate).</summary>
+    private static readonly string None = Convert.ToBase64String(new byte[4]);
+
     /// <summary>The headers, encoded: base64 of (count, then each key's length and bytes, and -1 or the value's length and bytes).</summary>
     public static string Encode(Confluent.Kafka.Headers? headers)
     {
+        if (headers is null || headers.Count == 0)
+        {
+            return None;
+        }
+
         using var buffer = new MemoryStream();
         Span<byte> number = stackalloc byte[4];
-        int count = headers?.Count ?? 0;
-        Write(buffer, number, count);
-        if (headers is not null)
+        Write(buffer, number, headers.Count);
+        foreach (IHeader header in headers)
         {
-            foreach (IHeader header in headers)
+            byte[] key = Encoding.UTF8.GetBytes(header.Key);
+            Write(buffer, number, key.Length);
+            buffer.Write(key);
+            byte[]? value = header.GetValueBytes();
+            Write(buffer, number, value?.Length ?? -1);
+            if (value is not null)
             {
-                byte[] key = Encoding.UTF8.GetBytes(header.Key);
-                Write(buffer, number, key.Length);
-                buffer.Write(key);
-                byte[]? value = header.GetValueBytes();
-                Write(buffer, number, value?.Length ?? -1);
-                if (value is not null)
-                {
-                    buffer.Write(value);
-                }
+                buffer.Write(value);
             }
         }
 

@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 using System.Text;
 using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
@@ -57,5 +58,31 @@ public class HandlerFailureDeadLetterMessageTests
     {
         Assert.Throws<ArgumentNullException>(() => Record(null).ToDeadLetterMessage(null!));
         Assert.Throws<ArgumentNullException>(() => ((ConsumeResult<byte[], byte[]>)null!).ToDeadLetterMessage(new InvalidOperationException()));
+    }
+
+    [Fact]
+    public void AFailureKnownAsText_IsWrittenAsAnExceptionsWouldBe_ItsCodeTheGivenName()
+    {
+        ConsumeResult<byte[], byte[]> record = Record([9, 9]);
+
+        Message<byte[], byte[]> fromText = record.ToDeadLetterMessage("System.TimeoutException", "the payment service did not answer");
+        Message<byte[], byte[]> fromException = record.ToDeadLetterMessage(new TimeoutException("the payment service did not answer"));
+
+        Assert.Equal(record.Message.Value, fromText.Value);
+        Assert.Equal(record.Message.Key, fromText.Key);
+        Assert.Equal(
+            fromException.Headers.Select(h => h.Key + "=" + Convert.ToHexString(h.GetValueBytes())),
+            fromText.Headers.Select(h => h.Key + "=" + Convert.ToHexString(h.GetValueBytes())));
+    }
+
+    [Fact]
+    public void AFailureKnownAsText_IsCutToTheHeaderBudget()
+    {
+        Message<byte[], byte[]> letter = Record(null).ToDeadLetterMessage(new string('c', 5000), new string('m', 5000));
+
+        Assert.Equal(DeadLetterMessages.MaxHeaderValueBytes, letter.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorCode).Length);
+        Assert.Equal(DeadLetterMessages.MaxHeaderValueBytes, letter.Headers.GetLastBytes(DeadLetterHeaderNames.ErrorMessage).Length);
+        Assert.Throws<ArgumentNullException>(() => Record(null).ToDeadLetterMessage(null!, "m"));
+        Assert.Throws<ArgumentNullException>(() => Record(null).ToDeadLetterMessage("c", null!));
     }
 }

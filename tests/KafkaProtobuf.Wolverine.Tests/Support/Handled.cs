@@ -14,7 +14,8 @@ public static class Handled
     private static readonly ConcurrentDictionary<string, ConcurrentQueue<HandledRecord>> ByTopic = new();
 
     public static void Add(Envelope envelope, IMessage message) =>
-        ByTopic.GetOrAdd(envelope.TopicName ?? "?", _ => new()).Enqueue(new HandledRecord(message, envelope.RecordHeaders(), envelope.Offset, envelope.PartitionId));
+        ByTopic.GetOrAdd(envelope.TopicName ?? "?", _ => new()).Enqueue(new HandledRecord(
+            message, envelope.RecordHeaders(), envelope.Offset, envelope.PartitionId, new Dictionary<string, string?>(envelope.Headers), envelope.TenantId, envelope.ReplyUri));
 
     public static IReadOnlyList<HandledRecord> On(string topic) => ByTopic.TryGetValue(topic, out var queue) ? [.. queue] : [];
 
@@ -36,4 +37,5 @@ public static class Handled
     }
 }
 
-public sealed record HandledRecord(IMessage Message, Confluent.Kafka.Headers? RecordHeaders, long Offset, int? Partition);
+public sealed record HandledRecord(
+    IMessage Message, Confluent.Kafka.Headers? RecordHeaders, long Offset, int? Partition, IReadOnlyDictionary<string, string?> EnvelopeHeaders, string? TenantId, Uri? ReplyUri);
