@@ -114,7 +114,7 @@ public sealed class ListeningTests(KafkaFixture kafka)
     }
 
     [Fact]
-    public async Task A_records_own_headers_named_as_wolverines_set_nothing_on_its_envelope_but_stay_readable_exactly()
+    public async Task A_records_own_headers_named_as_wolverines_and_a_timestamp_out_of_range_set_nothing_on_its_envelope()
     {
         string topic = kafka.NewTopic("forged");
         ValueVector reading = ValueVector.All.First(v => v.Name == "confluent-dotnet/prefix/value/Reading");
@@ -126,7 +126,8 @@ public sealed class ListeningTests(KafkaFixture kafka)
             { "exception-type", "Forged"u8.ToArray() },
             { "kafkaprotobuf.wolverine.record-headers", "AAAAAA=="u8.ToArray() },
         };
-        WolverineApp.Produce(kafka.Cluster, topic, [new() { Value = reading.Data, Headers = headers }]);
+        // A writer's clock no DateTime can hold, too: metadata, not a reason to fail the record.
+        WolverineApp.Produce(kafka.Cluster, topic, [new() { Value = reading.Data, Headers = headers, Timestamp = new Timestamp(long.MaxValue / 2, TimestampType.CreateTime) }]);
 
         IHost host = await WolverineApp.StartAsync(kafka.Cluster, kafka.NewTopic("dead"), opts =>
             opts.ListenToKafkaTopic(topic).ReadProtobuf(MultiTypeProtobufDeserializer.ForFiles(TelemetryReflection.Descriptor)).EnableNativeDeadLetterQueue());

@@ -29,18 +29,41 @@ internal sealed class ProtobufEnvelopeMapper(ProtobufTopic topic) : IKafkaEnvelo
     /// <summary>The message type given to a record the deserializer was told to skip (a type it does not read): no handler has it, so Wolverine passes it.</summary>
     internal const string SkippedMessageType = "kafkaprotobuf-skipped";
 
+    private static readonly long MaxUnixMilliseconds = DateTimeOffset.MaxValue.ToUnixTimeMilliseconds();
+
     private readonly KafkaEnvelopeMapper _wolverineHeaders = new(topic.Endpoint);
 
     public void MapIncomingToEnvelope(Envelope envelope, Message<string, byte[]> incoming)
     {
+        if (topic.Reader is null)
+        {
+            // A topic this package writes to but does not read (the dead-letter topic, a published topic): read as
+            // Wolverine reads it, so a listener on it behaves as without this package.
+            _wolverineHeaders.MapIncomingToEnvelope(envelope, incoming);
+            return;
+        }
+
+        try
+        {
+            Read(envelope, incoming);
+        }
+        catch (OperationCanceledException) when (topic.Stopping.IsCancellationRequested)
+        {
+            throw; // the application stops during an outage: the listener ends without passing the record
+        }
+        catch (Exception e)
+        {
+            // Never out of the mapper (Wolverine's listener would commit past the record): whatever a record makes
+            // fail here (a timestamp out of range, say) makes it fail in the pipeline instead, which dead-letters it.
+            topic.Serializer.RecordFailure(envelope, e);
+        }
+    }
+
+    private void Read(Envelope envelope, Message<string, byte[]> incoming)
+    {
         envelope.Data = incoming.Value;
         envelope.ContentType = ProtobufMessageSerializer.FramedProtobuf;
         envelope.Serializer = topic.Serializer;
-        if (incoming.Timestamp.Type is TimestampType.CreateTime or TimestampType.LogAppendTime)
-        {
-            envelope.SentAt = incoming.Timestamp.UtcDateTime;
-        }
-
         Confluent.Kafka.Headers headers = incoming.Headers ?? [];
         envelope.Headers[EnvelopeHeaderNames.RecordHeaders] = RecordHeaders.Encode(headers);
         if (incoming.Key is null)
@@ -56,31 +79,20 @@ internal sealed class ProtobufEnvelopeMapper(ProtobufTopic topic) : IKafkaEnvelo
             }
         }
 
+        // The writer's clock, when it is one DateTime can hold (a producer sets it: any long).
+        if (incoming.Timestamp.Type is TimestampType.CreateTime or TimestampType.LogAppendTime
+            && incoming.Timestamp.UnixTimestampMs >= 0 && incoming.Timestamp.UnixTimestampMs <= MaxUnixMilliseconds)
+        {
+            envelope.SentAt = incoming.Timestamp.UtcDateTime;
+        }
+
         if (IsWolverinePing(headers, incoming.Value))
         {
             envelope.MessageType = Envelope.PingMessageType; // Wolverine's sender checking the topic: Wolverine drops it
             return;
         }
 
-        if (topic.Reader is not { } reader)
-        {
-            return; // published here, not read with ReadProtobuf: Unwrap says so, and the record is dead-lettered
-        }
-
-        ProtobufMessage? message;
-        try
-        {
-            message = reader.ReadWaitingOutOutages(incoming.Value, envelope.TopicName ?? topic.TopicName, headers, topic.Stopping);
-        }
-        catch (OperationCanceledException) when (topic.Stopping.IsCancellationRequested)
-        {
-            throw; // the application stops during an outage: the listener ends without passing the record
-        }
-        catch (Exception e)
-        {
-            topic.Serializer.RecordFailure(envelope, e);
-            return;
-        }
+        ProtobufMessage? message = topic.Reader!.ReadWaitingOutOutages(incoming.Value, envelope.TopicName ?? topic.TopicName, headers, topic.Stopping);
 
         if (message is not null)
         {
