@@ -45,7 +45,8 @@ internal sealed class ProtobufMessageSerializer(ProtobufTopic topic) : IAsyncMes
 
         try
         {
-            ProtobufMessage? message = ReaderOrThrow().Read(envelope.Data, envelope.TopicName ?? topic.TopicName, RecordHeadersOf(envelope));
+            // Read here only when the mapper did not (an envelope from storage): a failing registry is waited out here too.
+            ProtobufMessage? message = ReaderOrThrow().ReadWaitingOutOutages(envelope.Data, envelope.TopicName ?? topic.TopicName, RecordHeadersOf(envelope), topic.Stopping);
             Load(envelope, message ?? throw new InvalidOperationException("The record has no value to handle."));
         }
         catch (Exception e)
@@ -56,7 +57,7 @@ internal sealed class ProtobufMessageSerializer(ProtobufTopic topic) : IAsyncMes
     }
 
     public object ReadFromData(Type messageType, Envelope envelope) =>
-        Checked(messageType, ReaderOrThrow().Read(envelope.Data, envelope.TopicName ?? topic.TopicName, RecordHeadersOf(envelope)));
+        Checked(messageType, ReaderOrThrow().ReadWaitingOutOutages(envelope.Data, envelope.TopicName ?? topic.TopicName, RecordHeadersOf(envelope), topic.Stopping));
 
     public async ValueTask<object?> ReadFromDataAsync(Type messageType, Envelope envelope) =>
         Checked(messageType, await ReaderOrThrow().ReadWaitingOutOutagesAsync(
