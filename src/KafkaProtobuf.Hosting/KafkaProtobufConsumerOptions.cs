@@ -52,7 +52,8 @@ public sealed class KafkaProtobufConsumerOptions
     /// <summary>
     /// How long a record's copy (a dead letter, or a copy to a retry topic) may take to be acknowledged, waiting
     /// included: the consumer waits this long, and the copy producer gives up on the message then too (its
-    /// <c>message.timeout.ms</c>). Default 10 s.
+    /// <c>message.timeout.ms</c>). Default 10 s. The consume loop does not poll while it waits: keep this well below the
+    /// consumer's <c>max.poll.interval.ms</c> (300 s by default), or librdkafka leaves the group during a long wait.
     /// </summary>
     public TimeSpan CopyTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
