@@ -80,9 +80,7 @@ public static class KafkaProtobufWolverineExtensions
     public static Confluent.Kafka.Headers? RecordHeaders(this Envelope envelope)
     {
         ArgumentNullException.ThrowIfNull(envelope);
-        return envelope.Headers.TryGetValue(EnvelopeHeaderNames.RecordHeaders, out string? carried) && carried is not null
-            ? Envelopes.RecordHeaders.Decode(carried)
-            : null;
+        return Envelopes.RecordHeaders.Of(envelope);
     }
 
     private static ProtobufTopic TopicOf(IEndpointExpression configuration) => configuration.Endpoint is KafkaTopic kafka

@@ -33,7 +33,7 @@ internal sealed partial class ProtobufReader
     /// <exception cref="InvalidFrameException">The record cannot be read.</exception>
     /// <exception cref="SchemaUnavailableException">The writer's schema could not be obtained.</exception>
     public ProtobufMessage? Read(byte[]? value, string topic, Confluent.Kafka.Headers headers) =>
-        _values.Deserialize(value, value is null, new SerializationContext(MessageComponentType.Value, topic, headers));
+        _values.Deserialize(value, value is null, ValueOf(topic, headers));
 
     /// <summary>
     /// <see cref="Read"/>, waiting out a failing schema source on this thread (the listener's consume loop: what comes
@@ -66,7 +66,7 @@ internal sealed partial class ProtobufReader
         {
             try
             {
-                return await _values.DeserializeAsync(value, value is null, new SerializationContext(MessageComponentType.Value, topic, headers)).ConfigureAwait(false);
+                return await _values.DeserializeAsync(value, value is null, ValueOf(topic, headers)).ConfigureAwait(false);
             }
             catch (SchemaUnavailableException e)
             {
@@ -74,6 +74,8 @@ internal sealed partial class ProtobufReader
             }
         }
     }
+
+    private static SerializationContext ValueOf(string topic, Confluent.Kafka.Headers headers) => new(MessageComponentType.Value, topic, headers);
 
     private TimeSpan OutageDelay(SchemaUnavailableException e, int attempt, string topic)
     {

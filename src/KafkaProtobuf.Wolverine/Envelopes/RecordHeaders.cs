@@ -72,6 +72,10 @@ internal static class RecordHeaders
         return headers;
     }
 
+    /// <summary>The record headers an envelope carries (<see cref="EnvelopeHeaderNames.RecordHeaders"/>), or null if it carries none.</summary>
+    public static Confluent.Kafka.Headers? Of(global::Wolverine.Envelope envelope) =>
+        envelope.Headers.TryGetValue(EnvelopeHeaderNames.RecordHeaders, out string? carried) && carried is not null ? Decode(carried) : null;
+
     /// <summary>Whether a header's value is UTF-8 text (read and written back, it gives its bytes): a handler can read it as a string.</summary>
     public static bool IsText(byte[] value, out string text)
     {

@@ -51,7 +51,7 @@ internal sealed class ProtobufMessageSerializer(ProtobufTopic topic) : IAsyncMes
         }
         catch (Exception e)
         {
-            _failures.AddOrUpdate(envelope, e);
+            RecordFailure(envelope, e);
             throw;
         }
     }
@@ -80,10 +80,7 @@ internal sealed class ProtobufMessageSerializer(ProtobufTopic topic) : IAsyncMes
     }
 
     /// <summary>The record's own headers, exactly as read (they may carry the schema id); none if the envelope does not carry them.</summary>
-    internal static Confluent.Kafka.Headers RecordHeadersOf(Envelope envelope) =>
-        envelope.Headers.TryGetValue(EnvelopeHeaderNames.RecordHeaders, out string? carried) && carried is not null
-            ? RecordHeaders.Decode(carried)
-            : new Confluent.Kafka.Headers();
+    internal static Confluent.Kafka.Headers RecordHeadersOf(Envelope envelope) => RecordHeaders.Of(envelope) ?? [];
 
     private static object Checked(Type messageType, ProtobufMessage? message) => message switch
     {

@@ -51,6 +51,11 @@ internal sealed class ProtobufTopic
     /// <summary>The endpoint's mapper, made once when Wolverine builds the endpoint.</summary>
     public ProtobufEnvelopeMapper MapperFor(IWolverineRuntime runtime)
     {
+        if (_mapper is not null)
+        {
+            return _mapper; // both calls on one topic register a factory: whichever Wolverine runs, one mapper
+        }
+
         Stopping = runtime.Services.GetService<IHostApplicationLifetime>() is { } lifetime
             ? CancellationTokenSource.CreateLinkedTokenSource(lifetime.ApplicationStopping, runtime.Cancellation).Token
             : runtime.Cancellation;
@@ -59,7 +64,7 @@ internal sealed class ProtobufTopic
             reader.Log = logs.CreateLogger("KafkaProtobuf.Wolverine");
         }
 
-        _mapper ??= new ProtobufEnvelopeMapper(this);
+        _mapper = new ProtobufEnvelopeMapper(this);
         if (Reader is not null)
         {
             WriteDeadLettersExactly(runtime);

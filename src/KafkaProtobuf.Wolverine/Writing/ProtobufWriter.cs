@@ -30,8 +30,7 @@ internal sealed class ProtobufWriter(RegistryClient registry, RegistrySerializer
     public async ValueTask<byte[]> WriteAsync(Envelope envelope, string topic)
     {
         (IMessage message, SerializationContext context) = Prepare(envelope.Message, topic);
-        byte[] data = await WriterFor(message.GetType()).WriteAsync(message, context).ConfigureAwait(false)
-            ?? throw new InvalidOperationException("A message was written as nothing.");
+        byte[] data = await WriterFor(message.GetType()).WriteAsync(message, context).ConfigureAwait(false);
         Carry(context.Headers, envelope);
         return data;
     }

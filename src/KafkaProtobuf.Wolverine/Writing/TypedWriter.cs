@@ -11,7 +11,7 @@ internal interface ITypedWriter
 {
     byte[] Write(IMessage message, SerializationContext context);
 
-    Task<byte[]?> WriteAsync(IMessage message, SerializationContext context);
+    Task<byte[]> WriteAsync(IMessage message, SerializationContext context);
 }
 
 /// <inheritdoc cref="ITypedWriter"/>
@@ -20,8 +20,10 @@ internal sealed class TypedWriter<T>(RegistryClient registry, RegistrySerializer
 {
     private readonly RegistryProtobufSerializer<T> _serializer = new(registry, options);
 
-    public byte[] Write(IMessage message, SerializationContext context) =>
-        _serializer.Serialize((T)message, context) ?? throw new InvalidOperationException("A message was written as nothing.");
+    public byte[] Write(IMessage message, SerializationContext context) => Written(_serializer.Serialize((T)message, context));
 
-    public Task<byte[]?> WriteAsync(IMessage message, SerializationContext context) => _serializer.SerializeAsync((T)message, context);
+    public async Task<byte[]> WriteAsync(IMessage message, SerializationContext context) =>
+        Written(await _serializer.SerializeAsync((T)message, context).ConfigureAwait(false));
+
+    private static byte[] Written(byte[]? data) => data ?? throw new InvalidOperationException("A message was written as nothing.");
 }
