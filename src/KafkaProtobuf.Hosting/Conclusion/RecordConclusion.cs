@@ -87,24 +87,7 @@ internal sealed class RecordConclusion<TKey, TValue>
                 _status.RecordDone(record.Topic, record.Partition);
                 return AfterConclusion.Continue;
             case HandlerOutcome.DeadLetter when _deadLetterTopic is not null || (_retries is not null && result.AttemptsRanOut):
-                (byte[]? key, byte[]? value) = ownBytes ?? (_client.KeyCapture.ToArray(), _client.ValueCapture.ToArray());
-                ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
-                Exception failure = result.Failure!;
-                AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
-                    ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
-                    : DeadLetter(
-                        written,
-                        () => _client.DeadLetter(written, failure, _writer!, _deadLetterTopic!, _writeTimeout),
-                        handlerFailure: true,
-                        failure,
-                        activity);
-                if (after == AfterConclusion.ReadAgain)
-                {
-                    // Not written: read again, the record is written again with what its handler made of it, not handled again.
-                    Unwritten.Remember(record.TopicPartitionOffset, result);
-                }
-
-                return after;
+                return WriteElsewhere(record, result, activity, ownBytes);
             case HandlerOutcome.DeadLetter or HandlerOutcome.Stop:
                 Exception e = result.Failure!;
                 string where = PositionText.Of(record.Topic, record.Partition, record.Offset);
@@ -114,6 +97,34 @@ internal sealed class RecordConclusion<TKey, TValue>
             default:
                 return AfterConclusion.Stop; // cancelled at shutdown: not committed, read again
         }
+    }
+
+    /// <summary>
+    /// Writes a record whose handler failed for good to its next retry topic or the dead-letter topic. A method of its
+    /// own: the write's closure captures locals, and inside the record conclusion's switch the compiler allocated it on
+    /// entry, for every record handled too (40 bytes a record).
+    /// </summary>
+    private AfterConclusion WriteElsewhere(
+        ConsumeResult<TKey, TValue> record, HandlerResult result, Activity? activity, (byte[]? Key, byte[]? Value)? ownBytes)
+    {
+        (byte[]? key, byte[]? value) = ownBytes ?? (_client.KeyCapture.ToArray(), _client.ValueCapture.ToArray());
+        ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
+        Exception failure = result.Failure!;
+        AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
+            ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
+            : DeadLetter(
+                written,
+                () => _client.DeadLetter(written, failure, _writer!, _deadLetterTopic!, _writeTimeout),
+                handlerFailure: true,
+                failure,
+                activity);
+        if (after == AfterConclusion.ReadAgain)
+        {
+            // Not written: read again, the record is written again with what its handler made of it, not handled again.
+            Unwritten.Remember(record.TopicPartitionOffset, result);
+        }
+
+        return after;
     }
 
     /// <summary>

@@ -63,6 +63,41 @@ public sealed class RecordConclusionTests : IDisposable
         Assert.Equal("v", ReadOne("orders.dlq")); // written all the same: its new owner reads the record, and writes it, again
     }
 
+    [Fact]
+    public void AHandledRecord_IsConcluded_AllocatingNoMoreThanStoringItsOffset()
+    {
+        _cluster.CreateTopic("orders", 1);
+        using (IProducer<string, string> producer = new ProducerBuilder<string, string>(_cluster.CreateProducerConfig()).Build())
+        {
+            producer.Produce("orders", new Message<string, string> { Key = "k", Value = "v" });
+            Assert.Equal(0, producer.Flush(Deadline));
+        }
+
+        var log = new CapturedLog((_, _, _) => { });
+        var owner = new QuietOwner();
+        var status = new ConsumerStatus("conclusion");
+        var diagnostics = new ConsumerDiagnostics("conclusion", "conclusion");
+        using var client = new ConsumerClient<string, string>(
+            "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, owner, status, log, diagnostics, TimeSpan.FromMilliseconds(50));
+        var conclusion = new RecordConclusion<string, string>(
+            client, null, null, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, status,
+            new ConclusionEvents("conclusion", log, diagnostics), new ConsumerTracing("conclusion", "conclusion"), owner);
+        client.Subscribe(["orders"]);
+        ConsumeResult<string, string>? record = null;
+        Wait.Until(
+            () => client.Consume(TimeSpan.FromMilliseconds(100), default, out record, out _) == Consumed.Record,
+            "the record, from an assigned partition (an offset is stored only there)",
+            Deadline);
+        var handled = new HandlerResult(HandlerOutcome.Handled, null);
+
+        long storing = AllocationCounter.Least(() => client.StoreOffset(record!), warmUps: 50, callsPerAttempt: 1000);
+        long concluding = AllocationCounter.Least(() => conclusion.Conclude(record!, handled, null, null), warmUps: 50, callsPerAttempt: 1000);
+
+        // Confluent's StoreOffset allocates (as in the hand-written loop); the conclusion around it must add nothing.
+        Assert.Equal(storing, concluding);
+        Assert.Null(owner.Stopped);
+    }
+
     private string ReadOne(string topic)
     {
         using IConsumer<string, string> reader = new ConsumerBuilder<string, string>(_cluster.CreateConsumerConfig("reader-" + Guid.NewGuid().ToString("N"))).Build();
@@ -70,6 +105,18 @@ public sealed class RecordConclusionTests : IDisposable
         ConsumeResult<string, string>? read = null;
         Wait.Until(() => (read = reader.Consume(TimeSpan.FromMilliseconds(100))) is not null, "the dead letter in " + topic, Deadline);
         return read!.Message.Value;
+    }
+
+    /// <summary>A consumer service that only hears: partitions come and go with the group; a stop is kept.</summary>
+    private sealed class QuietOwner : IConsumerOwner
+    {
+        public string? Stopped { get; private set; }
+
+        public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions)
+        {
+        }
+
+        public void Failed(string reason, Exception? exception, bool outsideConsume) => Stopped = reason;
     }
 
     /// <summary>A consumer service that only hears: never subscribed, so nothing is revoked; a stop is kept.</summary>
