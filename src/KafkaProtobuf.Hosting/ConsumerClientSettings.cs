@@ -43,6 +43,24 @@ internal static class ConsumerClientSettings
         return config;
     }
 
+    /// <summary>librdkafka's default <c>max.poll.interval.ms</c>.</summary>
+    internal const int DefaultMaxPollIntervalMs = 300_000;
+
+    /// <summary>
+    /// How long the loop waits for a record's copy to be acknowledged: <see cref="KafkaProtobufConsumerOptions.CopyTimeout"/>,
+    /// but at most half the consumer's <c>max.poll.interval.ms</c>. The loop does not poll while it waits, and librdkafka
+    /// takes a member that has not polled for that long out of its group: a copy not acknowledged by then is tried again
+    /// after the read-again delay, as any copy not written, and the member stays in its group.
+    /// </summary>
+    internal static TimeSpan EffectiveCopyTimeout(this KafkaProtobufConsumerOptions options)
+    {
+        TimeSpan half = TimeSpan.FromMilliseconds((options.Consumer.MaxPollIntervalMs ?? DefaultMaxPollIntervalMs) / 2.0);
+        return options.CopyTimeout < half ? options.CopyTimeout : half;
+    }
+
+    private static int CopyTimeoutMs(KafkaProtobufConsumerOptions options) =>
+        (int)Math.Ceiling(options.EffectiveCopyTimeout().TotalMilliseconds);
+
     /// <summary>
     /// The dead-letter producer's configuration: the defaults derived from the consumer's, with
     /// <see cref="KafkaProtobufConsumerOptions.CopyProducer"/> laid over them.
@@ -53,7 +71,7 @@ internal static class ConsumerClientSettings
         {
             Acks = Acks.All,
             EnableIdempotence = true,
-            MessageTimeoutMs = (int)Math.Ceiling(options.CopyTimeout.TotalMilliseconds),
+            MessageTimeoutMs = CopyTimeoutMs(options),
 
             // A dead letter is its record plus at most DeadLetterMessages.MaxAddedBytes a copy: librdkafka's own limit
             // (1,000,000) would refuse one whose record was near it, so the producer takes any, and the topic's decides.
@@ -72,6 +90,12 @@ internal static class ConsumerClientSettings
         foreach (KeyValuePair<string, string> setting in options.CopyProducer ?? Enumerable.Empty<KeyValuePair<string, string>>())
         {
             config.Set(setting.Key, setting.Value);
+        }
+
+        if (config.MessageTimeoutMs > CopyTimeoutMs(options))
+        {
+            // The loop gives up on a copy at the effective timeout: the producer must not deliver it later.
+            config.MessageTimeoutMs = CopyTimeoutMs(options);
         }
 
         return config;

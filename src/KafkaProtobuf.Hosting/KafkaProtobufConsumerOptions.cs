@@ -40,7 +40,8 @@ public sealed class KafkaProtobufConsumerOptions
     /// Settings for the producer that writes records' copies (dead letters, and copies to retry topics), laid over its
     /// defaults: the consumer's <c>bootstrap.servers</c>,
     /// <c>client.id</c> and security settings (<c>security.*</c>, <c>sasl.*</c>, <c>ssl.*</c>), <c>acks=all</c>,
-    /// idempotence on, <c>message.timeout.ms</c> = <see cref="CopyTimeout"/>, and <c>message.max.bytes</c>
+    /// idempotence on, <c>message.timeout.ms</c> = <see cref="CopyTimeout"/> (at most half the consumer's
+    /// <c>max.poll.interval.ms</c>, as the wait for a copy), and <c>message.max.bytes</c>
     /// 1,000,000,000 (librdkafka's largest), so that the producer takes any dead letter (its record plus at most
     /// <see cref="DeadLetters.DeadLetterMessages.MaxAddedBytes"/> a copy) and the dead-letter topic's
     /// <c>max.message.bytes</c> decides. Set only what differs (say <c>linger.ms</c>); what is set here wins. A
@@ -52,8 +53,10 @@ public sealed class KafkaProtobufConsumerOptions
     /// <summary>
     /// How long a record's copy (a dead letter, or a copy to a retry topic) may take to be acknowledged, waiting
     /// included: the consumer waits this long, and the copy producer gives up on the message then too (its
-    /// <c>message.timeout.ms</c>). Default 10 s. The consume loop does not poll while it waits: keep this well below the
-    /// consumer's <c>max.poll.interval.ms</c> (300 s by default), or librdkafka leaves the group during a long wait.
+    /// <c>message.timeout.ms</c>). Default 10 s. The consume loop does not poll while it waits, and librdkafka takes a
+    /// member that has not polled for <c>max.poll.interval.ms</c> (300 s by default) out of its group: so a copy is
+    /// waited for at most half of it, whatever this says (the consumer logs a warning at start when it cuts this), and
+    /// a copy not acknowledged by then is written again after <see cref="ReadAgainDelay"/>.
     /// </summary>
     public TimeSpan CopyTimeout { get; set; } = TimeSpan.FromSeconds(10);
 

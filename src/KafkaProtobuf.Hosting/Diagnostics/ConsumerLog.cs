@@ -116,4 +116,13 @@ internal static partial class ConsumerLog
         Message = "KafkaProtobuf consumer {Consumer}: {Record} was written to {Topic} (as {Written}) but its offset was "
             + "not stored ({Error}): its partition is no longer this consumer's, and its new owner reads it, and writes it, again")]
     public static partial void WrittenNotStored(ILogger logger, string consumer, string record, string topic, string written, string error);
+
+    [LoggerMessage(
+        EventId = 20,
+        Level = LogLevel.Warning,
+        Message = "KafkaProtobuf consumer {Consumer}: CopyTimeout ({CopyTimeout}) is more than half of max.poll.interval.ms "
+            + "({MaxPollInterval}); a copy is waited for {Effective} at most, so that the loop polls in time and the "
+            + "member stays in its group")]
+    public static partial void CopyTimeoutCut(
+        ILogger logger, string consumer, TimeSpan copyTimeout, TimeSpan maxPollInterval, TimeSpan effective);
 }

@@ -90,7 +90,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 client,
                 copies,
                 _options.DeadLetterTopic,
-                _options.CopyTimeout,
+                _options.EffectiveCopyTimeout(),
                 _options.ReadAgainDelay,
                 retries,
                 _status,

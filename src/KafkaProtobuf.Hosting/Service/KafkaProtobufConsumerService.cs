@@ -63,6 +63,16 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         ConsumerMetrics.Observe(_status.Lag);
         _status.Running();
         ConsumerLog.Started(_logger, Name, _options.Topics);
+        if (_options.EffectiveCopyTimeout() < _options.CopyTimeout)
+        {
+            ConsumerLog.CopyTimeoutCut(
+                _logger,
+                Name,
+                _options.CopyTimeout,
+                TimeSpan.FromMilliseconds(_options.Consumer.MaxPollIntervalMs ?? ConsumerClientSettings.DefaultMaxPollIntervalMs),
+                _options.EffectiveCopyTimeout());
+        }
+
         _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };
         _thread.Start();
         return Task.CompletedTask;

@@ -98,6 +98,30 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Fact]
+    public void ACopyTimeoutAboveHalfThePollInterval_IsCutToHalf_ForTheWaitAndForTheProducer()
+    {
+        var options = new KafkaProtobufConsumerOptions
+        {
+            Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g", MaxPollIntervalMs = 6_000 },
+            CopyTimeout = TimeSpan.FromSeconds(10),
+        };
+
+        Assert.Equal(TimeSpan.FromSeconds(3), options.EffectiveCopyTimeout());
+        Assert.Equal(3_000, options.CopyProducerConfig().MessageTimeoutMs); // the producer gives up when the loop does
+
+        options.CopyProducer = new ProducerConfig { MessageTimeoutMs = 5_000 }; // accepted (not above CopyTimeout), cut all the same
+        Assert.Equal(3_000, options.CopyProducerConfig().MessageTimeoutMs);
+
+        options.CopyProducer = new ProducerConfig { MessageTimeoutMs = 2_000 }; // below the wait: as given
+        Assert.Equal(2_000, options.CopyProducerConfig().MessageTimeoutMs);
+
+        options.Consumer.MaxPollIntervalMs = null; // librdkafka's 300 s: 10 s is well below its half
+        options.CopyProducer = null;
+        Assert.Equal(TimeSpan.FromSeconds(10), options.EffectiveCopyTimeout());
+        Assert.Equal(10_000, options.CopyProducerConfig().MessageTimeoutMs);
+    }
+
+    [Fact]
     public void ACopyProducerMessageTimeoutLongerThanCopyTimeout_IsRefused()
     {
         var services = new ServiceCollection();

@@ -10,6 +10,7 @@ using KafkaProtobuf.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Vectors.Telemetry.V1;
 using Xunit;
 using static KafkaProtobuf.Tests.EndToEnd.DeviceRecords;
@@ -88,12 +89,53 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
         Assert.Equal([4L], Committed(topic, 1));
     }
 
-    /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written.</summary>
+    [Fact]
+    public async Task ADeadLetterTheBrokerDoesNotAcknowledge_IsWaitedForAtMostHalfThePollInterval_SoTheMemberStaysInItsGroup()
+    {
+        const string topic = "unacknowledged";
+        ProduceAcrossPartitions(topic, 1, 4);
+        Cluster.CreateTopic(topic + ".dlq", 1);
+        Cluster.SetTopicError(topic + ".dlq", ErrorCode.LeaderNotAvailable); // its copies wait in the producer until they time out
+        var calls = new ConcurrentQueue<long>();
+        var log = new CapturedLog();
+        using var probe = new MoveBackCount("devices", Group);
+        using IHost host = StartHost("devices", topic, (record, _) =>
+        {
+            calls.Enqueue(record.Offset.Value);
+            return record.Offset.Value == 1 ? throw new TimeoutException("the ledger did not answer") : Task.CompletedTask;
+        }, options =>
+        {
+            options.Consumer.MaxPollIntervalMs = 6_000; // librdkafka takes a member that has not polled for this long out of its group
+            options.CopyTimeout = TimeSpan.FromSeconds(10); // longer: the wait for a copy is cut to 3 s
+            options.HandlerFailures.MaxAttempts = 1;
+        }, services => services.AddLogging(logging => logging.AddProvider(log)));
+
+        Wait.Until(() => probe.Count >= 3, "three waits for the dead letter to end unacknowledged", Deadline);
+        Cluster.SetTopicError(topic + ".dlq", ErrorCode.NoError);
+        Wait.Until(() => calls.Contains(3), "the records after it handled once the dead letter is written", Deadline);
+        int revokedWhileRunning = probe.Revocations; // stopping gives the partition back: not counted
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Contains(log.Lines, l => l.Contains("CopyTimeout (00:00:10) is more than half of max.poll.interval.ms (00:00:06); a copy is waited for 00:00:03 at most", StringComparison.Ordinal));
+        Assert.DoesNotContain(log.Lines, l => l.Contains("maximum poll interval", StringComparison.OrdinalIgnoreCase)); // librdkafka's MAXPOLL: the member left its group
+        Assert.Equal(0, revokedWhileRunning); // its partition was never taken away while it waited
+        Assert.Contains(ReadDeadLetters(Cluster.CreateConsumerConfig(), topic + ".dlq", Deadline), d => SourceOf(d.Message.Headers).Offset.Value == 1);
+        Assert.Equal([0L, 1, 2, 3], calls); // handled once each, in order, however often the dead letter was written
+    }
+
+    /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written, and the times partitions were taken away.</summary>
     private sealed class MoveBackCount(string consumer, string group) : ConsumerEvents(consumer, group)
     {
         private int _count;
+        private int _revocations;
 
         public int Count => Volatile.Read(ref _count);
+
+        /// <summary>Times partitions were taken away (revoked or lost).</summary>
+        public int Revocations => Volatile.Read(ref _revocations);
+
+        public override void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions, bool lost) =>
+            Interlocked.Increment(ref _revocations);
 
         public override void MovedBack(TopicPartitionOffset record, bool schemaUnavailable)
         {
