@@ -43,8 +43,9 @@ internal static class ConsumerClientSettings
         return config;
     }
 
-    /// <summary>librdkafka's default <c>max.poll.interval.ms</c>.</summary>
-    internal const int DefaultMaxPollIntervalMs = 300_000;
+    /// <summary>The consumer's <c>max.poll.interval.ms</c>, librdkafka's default (300 s) when not set.</summary>
+    internal static TimeSpan MaxPollInterval(this KafkaProtobufConsumerOptions options) =>
+        TimeSpan.FromMilliseconds(options.Consumer.MaxPollIntervalMs ?? 300_000);
 
     /// <summary>
     /// How long the loop waits for a record's copy to be acknowledged: <see cref="KafkaProtobufConsumerOptions.CopyTimeout"/>,
@@ -54,7 +55,7 @@ internal static class ConsumerClientSettings
     /// </summary>
     internal static TimeSpan EffectiveCopyTimeout(this KafkaProtobufConsumerOptions options)
     {
-        TimeSpan half = TimeSpan.FromMilliseconds((options.Consumer.MaxPollIntervalMs ?? DefaultMaxPollIntervalMs) / 2.0);
+        TimeSpan half = TimeSpan.FromTicks(options.MaxPollInterval().Ticks / 2);
         return options.CopyTimeout < half ? options.CopyTimeout : half;
     }
 

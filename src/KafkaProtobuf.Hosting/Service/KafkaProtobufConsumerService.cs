@@ -65,12 +65,7 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         ConsumerLog.Started(_logger, Name, _options.Topics);
         if (_options.EffectiveCopyTimeout() < _options.CopyTimeout)
         {
-            ConsumerLog.CopyTimeoutCut(
-                _logger,
-                Name,
-                _options.CopyTimeout,
-                TimeSpan.FromMilliseconds(_options.Consumer.MaxPollIntervalMs ?? ConsumerClientSettings.DefaultMaxPollIntervalMs),
-                _options.EffectiveCopyTimeout());
+            ConsumerLog.CopyTimeoutCut(_logger, Name, _options.CopyTimeout, _options.MaxPollInterval(), _options.EffectiveCopyTimeout());
         }
 
         _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };
