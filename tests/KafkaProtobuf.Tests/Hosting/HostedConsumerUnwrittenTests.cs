@@ -34,7 +34,7 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
         string topic = "unwritten-" + mode;
         ProduceAcrossPartitions(topic, 1, 4); // no dead-letter topic yet
         var calls = new ConcurrentQueue<long>();
-        using var probe = new MoveBackCount("devices", Group);
+        using var probe = new WriteProbe("devices", Group);
         Task Handle(long offset)
         {
             calls.Enqueue(offset);
@@ -98,7 +98,7 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
         Cluster.SetTopicError(topic + ".dlq", ErrorCode.LeaderNotAvailable); // its copies wait in the producer until they time out
         var calls = new ConcurrentQueue<long>();
         var log = new CapturedLog();
-        using var probe = new MoveBackCount("devices", Group);
+        using var probe = new WriteProbe("devices", Group);
         using IHost host = StartHost("devices", topic, (record, _) =>
         {
             calls.Enqueue(record.Offset.Value);
@@ -124,7 +124,7 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
     }
 
     /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written, and the times partitions were taken away.</summary>
-    private sealed class MoveBackCount(string consumer, string group) : ConsumerEvents(consumer, group)
+    private sealed class WriteProbe(string consumer, string group) : ConsumerEvents(consumer, group)
     {
         private int _count;
         private int _revocations;

@@ -34,7 +34,7 @@ public sealed class RecordConclusionTests : IDisposable
         _cluster.CreateTopic("orders.dlq", 1);
         var lines = new ConcurrentQueue<(EventId Id, string Line)>();
         var log = new CapturedLog((_, id, line) => lines.Enqueue((id, line)));
-        var owner = new NoOwner();
+        var owner = new ListeningOwner(subscribed: false);
         var status = new ConsumerStatus("conclusion");
         var diagnostics = new ConsumerDiagnostics("conclusion", "conclusion");
         using var client = new ConsumerClient<string, string>(
@@ -74,7 +74,7 @@ public sealed class RecordConclusionTests : IDisposable
         }
 
         var log = new CapturedLog((_, _, _) => { });
-        var owner = new QuietOwner();
+        var owner = new ListeningOwner(subscribed: true);
         var status = new ConsumerStatus("conclusion");
         var diagnostics = new ConsumerDiagnostics("conclusion", "conclusion");
         using var client = new ConsumerClient<string, string>(
@@ -107,24 +107,21 @@ public sealed class RecordConclusionTests : IDisposable
         return read!.Message.Value;
     }
 
-    /// <summary>A consumer service that only hears: partitions come and go with the group; a stop is kept.</summary>
-    private sealed class QuietOwner : IConsumerOwner
+    /// <summary>
+    /// A consumer service that only hears: a stop is kept. Not subscribed, nothing can be revoked (a revocation fails
+    /// the test); subscribed, partitions come and go with the group.
+    /// </summary>
+    private sealed class ListeningOwner(bool subscribed) : IConsumerOwner
     {
         public string? Stopped { get; private set; }
 
         public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions)
         {
+            if (!subscribed)
+            {
+                throw new InvalidOperationException("not subscribed: nothing to revoke");
+            }
         }
-
-        public void Failed(string reason, Exception? exception, bool outsideConsume) => Stopped = reason;
-    }
-
-    /// <summary>A consumer service that only hears: never subscribed, so nothing is revoked; a stop is kept.</summary>
-    private sealed class NoOwner : IConsumerOwner
-    {
-        public string? Stopped { get; private set; }
-
-        public void Revoked(System.Collections.Generic.IReadOnlyList<TopicPartition> partitions) => throw new InvalidOperationException("not subscribed: nothing to revoke");
 
         public void Failed(string reason, Exception? exception, bool outsideConsume) => Stopped = reason;
     }
