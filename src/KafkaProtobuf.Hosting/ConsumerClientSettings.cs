@@ -59,20 +59,18 @@ internal static class ConsumerClientSettings
         return options.CopyTimeout < half ? options.CopyTimeout : half;
     }
 
-    private static int CopyTimeoutMs(KafkaProtobufConsumerOptions options) =>
-        (int)Math.Ceiling(options.EffectiveCopyTimeout().TotalMilliseconds);
-
     /// <summary>
     /// The dead-letter producer's configuration: the defaults derived from the consumer's, with
     /// <see cref="KafkaProtobufConsumerOptions.CopyProducer"/> laid over them.
     /// </summary>
     internal static ProducerConfig CopyProducerConfig(this KafkaProtobufConsumerOptions options)
     {
+        int copyTimeoutMs = (int)Math.Ceiling(options.EffectiveCopyTimeout().TotalMilliseconds);
         var config = new ProducerConfig
         {
             Acks = Acks.All,
             EnableIdempotence = true,
-            MessageTimeoutMs = CopyTimeoutMs(options),
+            MessageTimeoutMs = copyTimeoutMs,
 
             // A dead letter is its record plus at most DeadLetterMessages.MaxAddedBytes a copy: librdkafka's own limit
             // (1,000,000) would refuse one whose record was near it, so the producer takes any, and the topic's decides.
@@ -93,10 +91,10 @@ internal static class ConsumerClientSettings
             config.Set(setting.Key, setting.Value);
         }
 
-        if (config.MessageTimeoutMs > CopyTimeoutMs(options))
+        if (config.MessageTimeoutMs > copyTimeoutMs)
         {
             // The loop gives up on a copy at the effective timeout: the producer must not deliver it later.
-            config.MessageTimeoutMs = CopyTimeoutMs(options);
+            config.MessageTimeoutMs = copyTimeoutMs;
         }
 
         return config;

@@ -63,9 +63,10 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         ConsumerMetrics.Observe(_status.Lag);
         _status.Running();
         ConsumerLog.Started(_logger, Name, _options.Topics);
-        if (_options.EffectiveCopyTimeout() < _options.CopyTimeout)
+        TimeSpan copyTimeout = _options.EffectiveCopyTimeout();
+        if (copyTimeout < _options.CopyTimeout)
         {
-            ConsumerLog.CopyTimeoutCut(_logger, Name, _options.CopyTimeout, _options.MaxPollInterval(), _options.EffectiveCopyTimeout());
+            ConsumerLog.CopyTimeoutCut(_logger, Name, _options.CopyTimeout, _options.MaxPollInterval(), copyTimeout);
         }
 
         _thread = new Thread(Run) { IsBackground = true, Name = "KafkaProtobuf consumer " + Name };
