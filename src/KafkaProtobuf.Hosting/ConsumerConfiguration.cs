@@ -16,7 +16,8 @@ namespace KafkaProtobuf.Hosting;
 /// <c>MessagingConventionMetrics</c>, <c>RevokeTimeout</c>, <c>HandlerFailures</c> (<c>MaxAttempts</c>,
 /// <c>RetryBackoff</c>, <c>MaxRetryBackoff</c>, <c>WhenAttemptsRunOut</c>), <c>Batches</c> (<c>MaxSize</c>,
 /// <c>MaxWait</c>, <c>AcrossPartitions</c>, <c>WhenBatchFails</c>) and <c>RetryTopics</c> (<c>Delays</c>, an array or a
-/// comma-separated string; <c>ReadRetryTopics</c>). A key it does not know is refused, so that a misspelt or renamed
+/// comma-separated string; <c>ReadRetryTopics</c>) and <c>ProvenanceKeys</c> (base64 keys, an array or a
+/// comma-separated string; its text is never quoted in an error). A key it does not know is refused, so that a misspelt or renamed
 /// setting is not silently left at its default.
 /// </summary>
 internal static class ConsumerConfiguration
@@ -94,6 +95,7 @@ internal static class ConsumerConfiguration
         ["HandlerFailures"] = (s, o) => Read(s, HandlerFailureKeys, o.HandlerFailures),
         ["Batches"] = (s, o) => Read(s, BatchKeys, o.Batches),
         ["RetryTopics"] = (s, o) => Read(s, RetryTopicKeys, o.RetryTopics),
+        ["ProvenanceKeys"] = (s, o) => o.ProvenanceKeys = KeysOf(s),
     };
 
     public static void Apply(IConfiguration section, KafkaProtobufConsumerOptions options) => Read(section, Keys, options);
@@ -147,6 +149,26 @@ internal static class ConsumerConfiguration
         }
 
         throw Invalid(setting, setting.Value, string.Join(" or ", allowed));
+    }
+
+    /// <summary>Keys as text; a key that is not base64 or too short is refused by its place, never quoted (it is a secret).</summary>
+    private static DeadLetters.ProvenanceKeys? KeysOf(IConfigurationSection setting)
+    {
+        string[] keys = ListOf(setting);
+        if (keys.Length == 0)
+        {
+            return null;
+        }
+
+        try
+        {
+            return DeadLetters.ProvenanceKeys.Parse(string.Join(",", keys));
+        }
+        catch (Exception e) when (e is FormatException or ArgumentException)
+        {
+            throw new InvalidOperationException(
+                "The KafkaProtobuf consumer setting " + setting.Path + " is not a list of base64 keys: " + e.Message, e);
+        }
     }
 
     private static bool BoolOf(IConfigurationSection setting) =>

@@ -142,6 +142,17 @@ public sealed class KafkaProtobufConsumerOptions
     public RetryTopicOptions RetryTopics { get; } = new();
 
     /// <summary>
+    /// The keys every block this consumer appends is signed with (its dead letters, its retry copies), and the retry
+    /// hops it reads back from its retry topics are verified with: a copy whose hops do not verify (or are unsigned) is
+    /// handled where it is, not as the record it claims to be, and dead-lettered without a believed source. Give the same
+    /// keys to every consumer of the group, the registrations that read its retry topics, and whatever reads its dead
+    /// letters (the redrive, the operations page, the tool). Null (the default): blocks unsigned and read unchecked.
+    /// Configuration: <c>ProvenanceKeys</c>, base64 keys as an array or a comma-separated string, the signing key first
+    /// (from a secret store: configuration a process's environment or files give, never a setting checked in).
+    /// </summary>
+    public DeadLetters.ProvenanceKeys? ProvenanceKeys { get; set; }
+
+    /// <summary>
     /// Whether a consumer that stops for good (a fatal Kafka error, a dead letter that cannot be written, a handler
     /// failure whose policy is to stop) stops the application too (<c>IHostApplicationLifetime.StopApplication</c>),
     /// with <see cref="FailureExitCode"/> as the process's exit code. Default <see langword="true"/>: a service whose

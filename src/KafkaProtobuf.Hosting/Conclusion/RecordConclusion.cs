@@ -29,6 +29,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     private readonly TimeSpan _writeTimeout;
     private readonly TimeSpan _readAgainDelay;
     private readonly RetryTiers? _retries;
+    private readonly ProvenanceCodec _codec;
     private readonly ConsumerStatus _status;
     private readonly ConclusionEvents _events;
     private readonly ConsumerTracing _tracing;
@@ -40,6 +41,7 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <param name="writeTimeout">How long a write may take to be acknowledged.</param>
     /// <param name="readAgainDelay">How long before a record whose write failed is read again (for the log).</param>
     /// <param name="retries">The retry topics, if any.</param>
+    /// <param name="codec">How dead letters and retry copies are written (signed with the consumer's keys, if any).</param>
     /// <param name="status">The consumer's health.</param>
     /// <param name="events">Where what happened is reported.</param>
     /// <param name="tracing">Spans, for a poison record's.</param>
@@ -51,6 +53,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         TimeSpan writeTimeout,
         TimeSpan readAgainDelay,
         RetryTiers? retries,
+        ProvenanceCodec codec,
         ConsumerStatus status,
         ConclusionEvents events,
         ConsumerTracing tracing,
@@ -62,6 +65,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         _writeTimeout = writeTimeout;
         _readAgainDelay = readAgainDelay;
         _retries = retries;
+        _codec = codec;
         _status = status;
         _events = events;
         _tracing = tracing;
@@ -110,11 +114,13 @@ internal sealed class RecordConclusion<TKey, TValue>
         (byte[]? key, byte[]? value) = ownBytes ?? (_client.KeyCapture.ToArray(), _client.ValueCapture.ToArray());
         ConsumeResult<byte[], byte[]> written = Raw(record, key, value);
         Exception failure = result.Failure!;
-        AfterConclusion after = result.AttemptsRanOut && _retries?.NextTopic(written, out int tier) is { } retryTopic
-            ? SendToRetryTopic(written, retryTopic, tier, failure, activity)
+        RetryTier? readFrom = _retries?.TierOf(record.Topic);
+        AfterConclusion after = result.AttemptsRanOut && _retries?.NextTier(written, readFrom) is { } next
+            ? SendToRetryTopic(written, next, failure, activity)
             : DeadLetter(
                 written,
-                () => _client.DeadLetter(written, failure, _writer!, _deadLetterTopic!, _writeTimeout),
+                () => _client.Forward(
+                    written, _codec.ToDeadLetterMessage(written, failure, readFrom), _writer!, _deadLetterTopic!, _writeTimeout),
                 handlerFailure: true,
                 failure,
                 activity);
@@ -182,9 +188,11 @@ internal sealed class RecordConclusion<TKey, TValue>
     public AfterConclusion DeadLetterPoison(ConsumeException poison)
     {
         using Activity? activity = _tracing.StartPoison(poison);
+        ConsumeResult<byte[], byte[]> record = poison.ConsumerRecord;
         return DeadLetter(
-            poison.ConsumerRecord,
-            () => _client.DeadLetter(poison, _writer!, _deadLetterTopic!, _writeTimeout),
+            record,
+            () => _client.Forward(
+                record, _codec.ToDeadLetterMessage(poison, _retries?.TierOf(record.Topic)), _writer!, _deadLetterTopic!, _writeTimeout),
             handlerFailure: false,
             poison.InnerException ?? poison,
             activity);
@@ -217,11 +225,11 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <see cref="Write"/>).
     /// </summary>
     private AfterConclusion SendToRetryTopic(
-        ConsumeResult<byte[], byte[]> record, string topic, int tier, Exception failure, Activity? activity)
+        ConsumeResult<byte[], byte[]> record, RetryTier to, Exception failure, Activity? activity)
     {
-        Message<byte[], byte[]> copy = _retries!.Copy(record, failure, tier, out DateTimeOffset due);
-        return Write(record, () => _client.Forward(record, copy, _writer!, topic, _writeTimeout), topic, activity, written =>
-            _events.SentToRetryTopic(activity, record.TopicPartitionOffset, topic, tier, due, failure, written));
+        Message<byte[], byte[]> copy = _retries!.Copy(record, failure, to, out DateTimeOffset due);
+        return Write(record, () => _client.Forward(record, copy, _writer!, to.Name, _writeTimeout), to.Name, activity, written =>
+            _events.SentToRetryTopic(activity, record.TopicPartitionOffset, to.Name, to.Tier, due, failure, written));
     }
 
     /// <summary>

@@ -209,16 +209,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
 
     public void Resume(TopicPartition partition) => _consumer.Resume([partition]);
 
-    /// <summary>Dead-letters a poison record and stores the offset past it (see <see cref="DeadLetterExtensions"/>).</summary>
-    public CopyResult DeadLetter(ConsumeException poison, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
-        Stored(_consumer.DeadLetter(poison, producer, topic, timeout));
-
-    /// <summary>Dead-letters a record whose handler failed for good and stores the offset past it.</summary>
-    public CopyResult DeadLetter(
-        ConsumeResult<byte[], byte[]> record, Exception failure, IProducer<byte[], byte[]> producer, string topic, TimeSpan timeout) =>
-        Stored(_consumer.DeadLetter(record, failure, producer, topic, timeout, DeadLetterOffsetHandling.Store));
-
-    /// <summary>Writes a copy of a record elsewhere (a retry topic) and stores the offset past it.</summary>
+    /// <summary>Writes a record elsewhere (its dead letter, a retry topic's copy) and stores the offset past it.</summary>
     public CopyResult Forward(
         ConsumeResult<byte[], byte[]> record,
         Message<byte[], byte[]> copy,

@@ -68,6 +68,20 @@ internal sealed class LoopContext<TKey, TValue>
     internal CancellationToken AbortHandlers { get; }
 
     /// <summary>
+    /// A retry topic's record just consumed whose due time has not come: how long until it does. Any other record: false,
+    /// after one look-up (its bytes are copied only for a record of a tier, whose hops' signatures cover them).
+    /// </summary>
+    internal bool NotYetDue(ConsumeResult<TKey, TValue> record, out TimeSpan wait)
+    {
+        wait = TimeSpan.Zero;
+        return Retries?.TierOf(record.Topic) is not null && Retries.NotYetDue(Raw(record), out wait);
+    }
+
+    /// <summary>The record just consumed as its handler sees it: a retry topic's at the position it was first read from.</summary>
+    internal ConsumeResult<TKey, TValue> AsOriginal(ConsumeResult<TKey, TValue> record) =>
+        Retries?.TierOf(record.Topic) is not null ? Retries.AsOriginal(record, Raw(record)) : record;
+
+    /// <summary>
     /// Applies what operators asked, between records (the loop thread alone pauses, resumes and seeks): one read when
     /// nothing was asked.
     /// </summary>
@@ -166,4 +180,17 @@ internal sealed class LoopContext<TKey, TValue>
         using CancellationTokenRegistration _ = AbortHandlers.Register(() => giveUp.CancelAfter(CloseGrace));
         scheduler.Drain(giveUp.Token);
     }
+
+    /// <summary>The record just consumed as it was written: its key and value as the captures hold them.</summary>
+    private ConsumeResult<byte[], byte[]> Raw(ConsumeResult<TKey, TValue> record) => new()
+    {
+        TopicPartitionOffset = record.TopicPartitionOffset,
+        Message = new Message<byte[], byte[]>
+        {
+            Key = Client.KeyCapture.ToArray()!,
+            Value = Client.ValueCapture.ToArray()!,
+            Headers = record.Message?.Headers ?? [],
+            Timestamp = record.Message?.Timestamp ?? default,
+        },
+    };
 }

@@ -105,12 +105,12 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
                 TopicPartitionOffset position = unread!.ConsumerRecord.TopicPartitionOffset;
                 _scheduler.ReadAgainLater(position, PartitionPauses.SchemaUnavailable);
                 return OfferCut(position);
-            case Consumed.Record when _context.Retries?.NotYetDue(record!, out TimeSpan wait) == true:
+            case Consumed.Record when _context.NotYetDue(record!, out TimeSpan wait):
                 // A retry topic's record before its time: its partition waits, paused; the others go on.
                 _scheduler.ReadAgainLater(record!.TopicPartitionOffset, PartitionPauses.RetryNotDue, wait);
                 return OfferCut(record.TopicPartitionOffset);
             case Consumed.Record:
-                ConsumeResult<TKey, TValue> view = _context.Retries?.AsOriginal(record!) ?? record!;
+                ConsumeResult<TKey, TValue> view = _context.AsOriginal(record!);
                 if (_context.TryTakeUnwritten(record!, out HandlerResult failed))
                 {
                     // Read again to write its copy: in its partition's order, a batch of its own the handler never sees.

@@ -53,7 +53,7 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
                 break;
             }
 
-            if (consumed == Consumed.Record && context.Retries?.NotYetDue(record!, out TimeSpan wait) == true)
+            if (consumed == Consumed.Record && context.NotYetDue(record!, out TimeSpan wait))
             {
                 // a retry topic's record before its time: its partition waits, paused
                 scheduler.ReadAgainLater(record!.TopicPartitionOffset, PartitionPauses.RetryNotDue, wait);
@@ -99,7 +99,7 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
 
         RecordWork<TKey, TValue> work = _spare ?? new RecordWork<TKey, TValue>(client.KeyCapture, client.ValueCapture);
         HandlerResult? failed = _context.TryTakeUnwritten(record!, out HandlerResult result) ? result : null;
-        work.Load(record!, _context.Retries?.AsOriginal(record!) ?? record!, _perKey ? client.KeyCapture.Hash() : 0, failed);
+        work.Load(record!, _context.AsOriginal(record!), _perKey ? client.KeyCapture.Hash() : 0, failed);
         if (!_scheduler.Offer(work, out bool kept))
         {
             return false;

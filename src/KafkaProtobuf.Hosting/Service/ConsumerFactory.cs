@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Hosting.Batching;
 using KafkaProtobuf.Hosting.Conclusion;
 using KafkaProtobuf.Hosting.Consuming;
@@ -79,8 +80,9 @@ internal sealed class ConsumerFactory<TKey, TValue>
             _options.ReadAgainDelay);
         try
         {
+            var codec = new ProvenanceCodec(_options.ProvenanceKeys);
             RetryTiers? retries = _options.RetryTopics.Delays.Count > 0
-                ? new RetryTiers(_options.RetryTopics, _options.SubscribedTopics())
+                ? new RetryTiers(_options.RetryTopics, _options.SubscribedTopics(), codec)
                 : null;
             IProducer<byte[], byte[]>? copies = _options.DeadLetterTopic is not null || retries is not null
                 ? new ProducerBuilder<byte[], byte[]>(_options.CopyProducerConfig()).Build()
@@ -93,6 +95,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 _options.EffectiveCopyTimeout(),
                 _options.ReadAgainDelay,
                 retries,
+                codec,
                 _status,
                 new ConclusionEvents(name, _logger, diagnostics),
                 tracing,

@@ -63,6 +63,13 @@ public sealed class RedriveOptions
     /// <summary>At most this many records written a second; <see langword="null"/>: as fast as the broker takes them.</summary>
     public double? RecordsPerSecond { get; set; }
 
+    /// <summary>
+    /// The keys dead letters are verified with, and the redrive's own block is signed with
+    /// (<see cref="DeadLetters.ProvenanceKeys"/>): give the keys the consumers that wrote the dead letters sign with.
+    /// Null (the default): dead letters read unchecked, the redrive's block unsigned.
+    /// </summary>
+    public DeadLetters.ProvenanceKeys? ProvenanceKeys { get; set; }
+
     /// <summary>The run's id, written in <see cref="RedriveHeaderNames.Run"/>; default a new GUID.</summary>
     public string RunId { get; set; } = Guid.NewGuid().ToString("N");
 
@@ -141,6 +148,7 @@ public sealed class RedriveOptions
         DryRun = dryRun,
         RecordsPerSecond = RecordsPerSecond,
         RunId = RunId,
+        ProvenanceKeys = ProvenanceKeys,
     };
 
     /// <summary>A stable hash (FNV-1a, 32 bits) of text: the same filters give the same group in every run and process.</summary>

@@ -17,4 +17,10 @@ public enum RedriveOutcome
 
     /// <summary>Writing it failed; the run stopped there, and it is redriven by the next run.</summary>
     Failed,
+
+    /// <summary>
+    /// Left alone: a block its source rests on is not believed (<see cref="DeadLetters.ProvenanceStatus.Unverified"/>:
+    /// forged, altered, signed with another key, or unsigned where signatures are needed), so where it belongs is not known.
+    /// </summary>
+    SkippedUnverified = 5,
 }

@@ -16,6 +16,7 @@ public static class RedriveOutcomes
         RedriveOutcome.SkippedByFilter => "skipped: a filter leaves it out",
         RedriveOutcome.SkippedForLoops => "skipped: redriven MaxRedrives times already",
         RedriveOutcome.SkippedWithoutSource => "skipped: no source topic",
+        RedriveOutcome.SkippedUnverified => "skipped: its source is not believed",
         RedriveOutcome.Failed => dryRun ? "would fail" : "failed: the write failed",
         _ => throw new ArgumentOutOfRangeException(nameof(outcome), outcome, "Not a redrive outcome."),
     };

@@ -3,9 +3,9 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.Linq;
-using System.Text;
 using System.Threading;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Redrive;
 
@@ -28,6 +28,7 @@ internal sealed class RedriveRun(
     private readonly RedriveSummary _summary = new() { DryRun = options.DryRun };
     private readonly Dictionary<int, PartitionProgress> _partitions = new();
     private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private readonly ProvenanceCodec _codec = new(options.ProvenanceKeys);
     private string? _failure;
     private string? _commitFailure;
     private long _written;
@@ -118,7 +119,7 @@ internal sealed class RedriveRun(
             return;
         }
 
-        DeadLetter deadLetter = DeadLetter.Read(result);
+        DeadLetter deadLetter = _codec.Read(result);
         RedriveOutcome outcome = Decide(deadLetter);
         if (outcome == RedriveOutcome.Written && !options.DryRun)
         {
@@ -140,6 +141,11 @@ internal sealed class RedriveRun(
 
     private RedriveOutcome Decide(DeadLetter deadLetter)
     {
+        if (deadLetter.Provenance == ProvenanceStatus.Unverified)
+        {
+            return RedriveOutcome.SkippedUnverified;
+        }
+
         if (deadLetter.SourceTopic is null)
         {
             return RedriveOutcome.SkippedWithoutSource;
@@ -165,16 +171,7 @@ internal sealed class RedriveRun(
     /// <summary>Hands the record to the producer (waiting while its queue is full); false when stopped before it could.</summary>
     private bool Write(DeadLetter deadLetter, PartitionProgress progress, CancellationToken cancellationToken)
     {
-        var headers = new Headers();
-        foreach (IHeader header in deadLetter.OriginalHeaders)
-        {
-            headers.Add(header.Key, header.GetValueBytes());
-        }
-
-        headers.Add(RedriveHeaderNames.Count, Encoding.UTF8.GetBytes((deadLetter.RedriveCount + 1).ToString(CultureInfo.InvariantCulture)));
-        headers.Add(RedriveHeaderNames.Time, Encoding.UTF8.GetBytes(DateTimeOffset.UtcNow.ToString("yyyy-MM-ddTHH:mm:ss.fffZ", CultureInfo.InvariantCulture)));
-        headers.Add(RedriveHeaderNames.Run, Encoding.UTF8.GetBytes(options.RunId));
-        var message = new Message<byte[], byte[]> { Key = deadLetter.Record.Message.Key, Value = deadLetter.Record.Message.Value, Headers = headers };
+        Message<byte[], byte[]> message = _codec.ToRedriven(deadLetter, options.RunId, DateTimeOffset.UtcNow);
         string topic = options.TargetTopic ?? deadLetter.SourceTopic!;
         TopicPartition target = options.KeepSourcePartition && deadLetter.SourcePartition is int partition
             ? new TopicPartition(topic, partition)

@@ -19,6 +19,9 @@ public sealed class RedriveSummary
     /// <summary>Left alone because they carry no source header.</summary>
     public long SkippedWithoutSource => Count(RedriveOutcome.SkippedWithoutSource);
 
+    /// <summary>Left alone because a block their source rests on is not believed (<see cref="RedriveOutcome.SkippedUnverified"/>).</summary>
+    public long SkippedUnverified => Count(RedriveOutcome.SkippedUnverified);
+
     /// <summary>Not written because the write failed (the run stopped; they are redriven by the next run).</summary>
     public long Failed => Count(RedriveOutcome.Failed);
 
@@ -34,7 +37,7 @@ public sealed class RedriveSummary
     /// <inheritdoc/>
     public override string ToString() =>
         (DryRun ? "dry run: would write " : "written ") + Written + ", skipped by filter " + SkippedByFilter + ", skipped for loops " + SkippedForLoops
-        + ", skipped without source " + SkippedWithoutSource + ", failed " + Failed + (Completed ? string.Empty : " (stopped early)");
+        + ", skipped without source " + SkippedWithoutSource + ", skipped unverified " + SkippedUnverified + ", failed " + Failed + (Completed ? string.Empty : " (stopped early)");
 
     internal void Add(RedriveOutcome outcome) => _counts[outcome] = Count(outcome) + 1;
 

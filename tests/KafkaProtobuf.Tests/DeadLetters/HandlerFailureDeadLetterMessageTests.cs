@@ -50,7 +50,7 @@ public class HandlerFailureDeadLetterMessageTests
         Message<byte[], byte[]> letter = Record(null).ToDeadLetterMessage(new InvalidOperationException("x"));
 
         Assert.Null(letter.Key);
-        Assert.Equal(7, letter.Headers.Count); // traceparent, then code, message, component and the three source headers
+        Assert.Equal(8, letter.Headers.Count); // traceparent, then code, message, component, the three source headers and the block's trailer
     }
 
     [Fact]

@@ -37,6 +37,7 @@ public sealed class BadArgumentWalkTests : IDisposable
         typeof(ProtoSyntaxException),
         typeof(KafkaException), // the broker's, through Confluent.Kafka
         typeof(System.IO.IOException), // a file that cannot be read, where a member reads one
+        typeof(FormatException), // text a Parse method does not read, as the framework's own Parse methods throw
     ];
 
     private readonly InProcessSchemaRegistry _registry = InProcessSchemaRegistry.Start();

@@ -198,11 +198,13 @@ public class DeadLetterReadTests
     public void ForgedHeaders_ThroughRetryHops_TheFirstHopsSource()
     {
         // orders [0] @5 fails, goes to orders.retry.1 (read there at [1] @8), then orders.retry.2 ([0] @2), then the dead-letter topic:
-        // each hop appends the writer's block and its retry headers, as the hosted consumer's retry tiers do.
+        // each hop appends its writer's block, saying which of its tiers it read the record from, as the hosted consumer's retry tiers do.
+        var tier1 = new RetryTier("orders", 1);
+        var tier2 = new RetryTier("orders", 2);
         ConsumeResult<byte[], byte[]> record = ForgedRecord();
-        Message<byte[], byte[]> hop1 = Hop(record, 1);
-        Message<byte[], byte[]> hop2 = Hop(Consumed("orders.retry.1", 1, 8, hop1), 2);
-        Message<byte[], byte[]> dead = Consumed("orders.retry.2", 0, 2, hop2).ToDeadLetterMessage(new InvalidOperationException("still bad"));
+        Message<byte[], byte[]> hop1 = ProvenanceCodec.WithoutKeys.ToRetryCopy(record, new TimeoutException("slow"), null, tier1, DateTimeOffset.UnixEpoch, DateTimeOffset.UnixEpoch);
+        Message<byte[], byte[]> hop2 = ProvenanceCodec.WithoutKeys.ToRetryCopy(Consumed("orders.retry.1", 1, 8, hop1), new TimeoutException("slow"), tier1, tier2, DateTimeOffset.UnixEpoch, DateTimeOffset.UnixEpoch);
+        Message<byte[], byte[]> dead = ProvenanceCodec.WithoutKeys.ToDeadLetterMessage(Consumed("orders.retry.2", 0, 2, hop2), new InvalidOperationException("still bad"), tier2);
 
         DeadLetter letter = DeadLetter.Read(Consumed("orders.dlq", 0, 0, dead));
 
@@ -211,13 +213,9 @@ public class DeadLetterReadTests
         Assert.Equal("still bad", letter.ErrorMessage);
         Assert.Equal(record.Message.Headers.Select(h => h.Key), letter.OriginalHeaders.Select(h => h.Key));
 
-        static Message<byte[], byte[]> Hop(ConsumeResult<byte[], byte[]> read, int tier)
-        {
-            Message<byte[], byte[]> copy = read.ToDeadLetterMessage(new TimeoutException("slow"));
-            copy.Headers.Add("kafkaprotobuf.retry.tier", Encoding.UTF8.GetBytes(tier.ToString(System.Globalization.CultureInfo.InvariantCulture)));
-            copy.Headers.Add("kafkaprotobuf.retry.due", Encoding.UTF8.GetBytes("0"));
-            return copy;
-        }
+        // The same record dead-lettered by a writer that does not say it read it from a tier: that topic is its source.
+        DeadLetter fromAnOrdinaryTopic = DeadLetter.Read(Consumed("orders.dlq", 0, 1, ProvenanceCodec.WithoutKeys.ToDeadLetterMessage(Consumed("orders.retry.2", 0, 2, hop2), new InvalidOperationException("still bad"))));
+        Assert.Equal(("orders.retry.2", 0, 2L), (fromAnOrdinaryTopic.SourceTopic, fromAnOrdinaryTopic.SourcePartition!.Value, fromAnOrdinaryTopic.SourceOffset!.Value));
     }
 
     [Fact]

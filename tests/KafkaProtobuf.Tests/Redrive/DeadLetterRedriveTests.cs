@@ -108,7 +108,7 @@ public sealed class DeadLetterRedriveTests : IDisposable
             Assert.Equal(original.Message.Value, record.Message.Value);
 
             // The record's own headers, then the redrive's; none of those dead-lettering added.
-            Assert.Equal(["trace", RedriveHeaderNames.Count, RedriveHeaderNames.Time, RedriveHeaderNames.Run], record.Message.Headers.Select(h => h.Key));
+            Assert.Equal(["trace", RedriveHeaderNames.Count, RedriveHeaderNames.Time, RedriveHeaderNames.Run, DeadLetterHeaderNames.Block], record.Message.Headers.Select(h => h.Key));
             Assert.Equal("t" + i, Header(record, "trace"));
             Assert.Equal("1", Header(record, RedriveHeaderNames.Count));
             Assert.Equal("run-1", Header(record, RedriveHeaderNames.Run));
@@ -359,7 +359,7 @@ public sealed class DeadLetterRedriveTests : IDisposable
         // Written back as it was read: the producer's own headers, forged ones included, byte for byte, then the redrive's.
         ConsumeResult<byte[], byte[]> back = ReadAll(Topic, 3).Last(r => r.Offset.Value > 0);
         Assert.Equal(
-            ForgedSourceRecord.Headers().Select(h => h.Key).Concat([RedriveHeaderNames.Count, RedriveHeaderNames.Time, RedriveHeaderNames.Run]),
+            ForgedSourceRecord.Headers().Select(h => h.Key).Concat([RedriveHeaderNames.Count, RedriveHeaderNames.Time, RedriveHeaderNames.Run, DeadLetterHeaderNames.Block]),
             back.Message.Headers.Select(h => h.Key));
     }
 }

@@ -56,7 +56,7 @@ public sealed class DeadLettersToolTests : IDisposable
         Assert.Equal(5, lines.Length);
         Assert.StartsWith("would write: orders[0]@10 from orders.dlq[0]@0 (System.TimeoutException, handler, redriven 0 times)", lines[0], StringComparison.Ordinal);
         Assert.StartsWith("skipped: a filter leaves it out: orders[0]@13", lines[3], StringComparison.Ordinal);
-        Assert.Equal("dry run: would write 3, skipped by filter 1, skipped for loops 0, skipped without source 0, failed 0", lines[4]);
+        Assert.Equal("dry run: would write 3, skipped by filter 1, skipped for loops 0, skipped without source 0, skipped unverified 0, failed 0", lines[4]);
         Assert.Equal(0, Count("orders"));
     }
 
@@ -66,11 +66,11 @@ public sealed class DeadLettersToolTests : IDisposable
         (int exit, string output, string error) = await Run("dead-letters", "redrive", "-b", _cluster.BootstrapServers, "-t", "orders.dlq", "--rate", "1000");
 
         Assert.True(exit == ExitCodes.Ok, error);
-        Assert.Equal("written 4, skipped by filter 0, skipped for loops 0, skipped without source 0, failed 0\n", output);
+        Assert.Equal("written 4, skipped by filter 0, skipped for loops 0, skipped without source 0, skipped unverified 0, failed 0\n", output);
         Assert.Equal(4, Count("orders"));
 
         // Run again: the group has it all; nothing new.
-        Assert.Equal("written 0, skipped by filter 0, skipped for loops 0, skipped without source 0, failed 0\n", (await Run("dead-letters", "redrive", "-b", _cluster.BootstrapServers, "-t", "orders.dlq")).Output);
+        Assert.Equal("written 0, skipped by filter 0, skipped for loops 0, skipped without source 0, skipped unverified 0, failed 0\n", (await Run("dead-letters", "redrive", "-b", _cluster.BootstrapServers, "-t", "orders.dlq")).Output);
     }
 
     [Fact]

@@ -78,7 +78,7 @@ internal static class LoopSnippets
         RedriveSummary summary = DeadLetterRedrive.Run(
             new ClientConfig { BootstrapServers = "localhost:9092" },
             new RedriveOptions { DeadLetterTopic = "orders.dlq", ErrorCode = "System.TimeoutException", RecordsPerSecond = 500 });
-        Console.WriteLine(summary); // written 3, skipped by filter 1, skipped for loops 0, skipped without source 0, failed 0
+        Console.WriteLine(summary); // written 3, skipped by filter 1, skipped for loops 0, skipped without source 0, skipped unverified 0, failed 0
         #endregion
     }
 }

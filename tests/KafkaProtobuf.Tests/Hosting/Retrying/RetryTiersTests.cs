@@ -21,7 +21,7 @@ public sealed class RetryTiersTests
     private DateTimeOffset _now = Now;
 
     private RetryTiers Tiers(params string[] subscribed) =>
-        new(new RetryTopicOptions { Delays = { TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(1) } }, subscribed.Length > 0 ? subscribed : ["orders", "orders.retry.1", "orders.retry.2"], () => _now);
+        new(new RetryTopicOptions { Delays = { TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(1) } }, subscribed.Length > 0 ? subscribed : ["orders", "orders.retry.1", "orders.retry.2"], ProvenanceCodec.WithoutKeys, () => _now);
 
     private static ConsumeResult<byte[], byte[]> Record(string topic, long offset, Headers? headers = null) => new()
     {
@@ -35,18 +35,18 @@ public sealed class RetryTiersTests
         RetryTiers tiers = Tiers();
         ConsumeResult<byte[], byte[]> original = Record("orders", 41);
 
-        Assert.Equal("orders.retry.1", tiers.NextTopic(original, out int tier));
-        Message<byte[], byte[]> first = tiers.Copy(original, new TimeoutException("no answer"), tier, out DateTimeOffset due);
+        Assert.Equal("orders.retry.1", NextTopic(tiers, original, out int tier));
+        Message<byte[], byte[]> first = Copy(tiers, original, new TimeoutException("no answer"), tier, out DateTimeOffset due);
         Assert.Equal(Now + TimeSpan.FromSeconds(10), due);
 
         // Read back from orders.retry.1 (by this consumer, or by another registration reading the retry topics):
         _now += TimeSpan.FromSeconds(30);
         ConsumeResult<byte[], byte[]> fromTier1 = Record("orders.retry.1", 5, first.Headers);
-        Assert.Equal("orders.retry.2", tiers.NextTopic(fromTier1, out tier));
-        Message<byte[], byte[]> second = tiers.Copy(fromTier1, new TimeoutException("still no answer"), tier, out due);
+        Assert.Equal("orders.retry.2", NextTopic(tiers, fromTier1, out tier));
+        Message<byte[], byte[]> second = Copy(tiers, fromTier1, new TimeoutException("still no answer"), tier, out due);
         Assert.Equal(Now + TimeSpan.FromSeconds(30) + TimeSpan.FromMinutes(1), due);
 
-        Assert.Null(tiers.NextTopic(Record("orders.retry.2", 9, second.Headers), out tier)); // the last tier: the dead-letter topic's turn
+        Assert.Null(NextTopic(tiers, Record("orders.retry.2", 9, second.Headers), out tier)); // the last tier: the dead-letter topic's turn
         Assert.Equal(3, tier);
 
         // The copy: the record's own headers first, then one set per hop; the first failure's time once.
@@ -62,7 +62,7 @@ public sealed class RetryTiersTests
     public void ARecordIsNotDueUntilItsDueTime_AndOneThatNeverFailedIsNeverHeldBack()
     {
         RetryTiers tiers = Tiers();
-        Message<byte[], byte[]> copy = tiers.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
+        Message<byte[], byte[]> copy = Copy(tiers, Record("orders", 41), new TimeoutException("no answer"), 1, out _);
 
         Assert.True(tiers.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out TimeSpan wait));
         Assert.Equal(TimeSpan.FromSeconds(10), wait);
@@ -91,12 +91,28 @@ public sealed class RetryTiersTests
     public void ADueTimeWithinTheTiersDelayAndTheSkew_IsWaitedFor_AndOneBeyondIsDueAtOnce()
     {
         RetryTiers tiers = Tiers();
-        Headers Due(TimeSpan fromNow) => new() { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes((_now + fromNow).ToUnixTimeMilliseconds().ToString(System.Globalization.CultureInfo.InvariantCulture)) } };
+        var tier1 = new RetryTier("orders", 1);
+        var tier2 = new RetryTier("orders", 2);
 
-        Assert.True(tiers.NotYetDue(Record("orders.retry.1", 0, Due(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew)), out TimeSpan wait));
+        // Copies whose hops say a due time of the writer's clock (another consumer's, or one running ahead).
+        ConsumeResult<byte[], byte[]> Copy1(TimeSpan fromNow) =>
+            Record("orders.retry.1", 0, ProvenanceCodec.WithoutKeys.ToRetryCopy(Record("orders", 41), new TimeoutException("no answer"), null, tier1, _now + fromNow, _now).Headers);
+
+        Assert.True(tiers.NotYetDue(Copy1(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew), out TimeSpan wait));
         Assert.Equal(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew, wait);
-        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 0, Due(TimeSpan.FromSeconds(11) + RetryTiers.AllowedClockSkew)), out _));
-        Assert.True(tiers.NotYetDue(Record("orders.retry.2", 0, Due(TimeSpan.FromMinutes(1))), out _)); // tier 2's own delay
+        Assert.False(tiers.NotYetDue(Copy1(TimeSpan.FromSeconds(11) + RetryTiers.AllowedClockSkew), out _));
+        ConsumeResult<byte[], byte[]> onTier1 = Copy1(TimeSpan.Zero);
+        Message<byte[], byte[]> toTier2 = ProvenanceCodec.WithoutKeys.ToRetryCopy(onTier1, new TimeoutException("no answer"), tier1, tier2, _now + TimeSpan.FromMinutes(1), _now);
+        Assert.True(tiers.NotYetDue(Record("orders.retry.2", 0, toTier2.Headers), out _)); // tier 2's own delay
+    }
+
+    [Fact]
+    public void ADueTimeHeaderWithoutAHopsBlock_IsNotBelieved_TheRecordIsDueAtOnce()
+    {
+        RetryTiers tiers = Tiers();
+        var headers = new Headers { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes((_now + TimeSpan.FromSeconds(5)).ToUnixTimeMilliseconds().ToString(System.Globalization.CultureInfo.InvariantCulture)) } };
+
+        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 0, headers), out _)); // written straight to the tier: no hop wrote it there
     }
 
     [Theory]
@@ -108,10 +124,10 @@ public sealed class RetryTiersTests
         RetryTiers tiers = Tiers();
         var headers = new Headers { { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes(attempt) } };
 
-        Assert.Equal("orders.retry.1", tiers.NextTopic(Record("orders", 3, headers), out int first));
-        Message<byte[], byte[]> copy = tiers.Copy(Record("orders", 3, headers), new TimeoutException("no answer"), first, out _); // threw for -1 and int.MaxValue
-        Assert.Equal("orders.retry.2", tiers.NextTopic(Record("orders.retry.1", 3, headers), out _));
-        Assert.Null(tiers.NextTopic(Record("orders.retry.2", 3, headers), out _));
+        Assert.Equal("orders.retry.1", NextTopic(tiers, Record("orders", 3, headers), out int first));
+        Message<byte[], byte[]> copy = Copy(tiers, Record("orders", 3, headers), new TimeoutException("no answer"), first, out _); // threw for -1 and int.MaxValue
+        Assert.Equal("orders.retry.2", NextTopic(tiers, Record("orders.retry.1", 3, headers), out _));
+        Assert.Null(NextTopic(tiers, Record("orders.retry.2", 3, headers), out _));
         Assert.Equal(1, first);
         Assert.Equal("1", Encoding.UTF8.GetString(copy.Headers.GetLastBytes(RetryHeaderNames.Tier)));
     }
@@ -129,11 +145,11 @@ public sealed class RetryTiersTests
         };
         ConsumeResult<byte[], byte[]> record = Record("orders", 41, forged);
 
-        Assert.Equal("orders.retry.1", tiers.NextTopic(record, out int tier)); // not payments.retry.1, with the service's credentials
+        Assert.Equal("orders.retry.1", NextTopic(tiers, record, out int tier)); // not payments.retry.1, with the service's credentials
         Assert.Same(record, tiers.AsOriginal(record));
 
         // Its copy keeps the forged headers (the record's own), and its handler on tier 1 still sees where it was first read.
-        Message<byte[], byte[]> copy = tiers.Copy(record, new TimeoutException("no answer"), tier, out _);
+        Message<byte[], byte[]> copy = Copy(tiers, record, new TimeoutException("no answer"), tier, out _);
         ConsumeResult<byte[], byte[]> fromTier1 = Record("orders.retry.1", 5, copy.Headers);
         Assert.Equal(new TopicPartitionOffset("orders", 2, 41), tiers.AsOriginal(fromTier1).TopicPartitionOffset);
     }
@@ -151,19 +167,19 @@ public sealed class RetryTiersTests
         ConsumeResult<byte[], byte[]> record = Record("orders.retry.1", 5, forged);
 
         Assert.Same(record, tiers.AsOriginal(record));
-        Assert.Equal("orders.retry.2", tiers.NextTopic(record, out _));
+        Assert.Equal("orders.retry.2", NextTopic(tiers, record, out _));
     }
 
     [Fact]
     public void ADeadLetterWrittenBackToItsTopic_StartsAgainAtTier1()
     {
         RetryTiers tiers = Tiers();
-        Message<byte[], byte[]> first = tiers.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
-        Message<byte[], byte[]> second = tiers.Copy(Record("orders.retry.1", 5, first.Headers), new TimeoutException("no answer"), 2, out _);
+        Message<byte[], byte[]> first = Copy(tiers, Record("orders", 41), new TimeoutException("no answer"), 1, out _);
+        Message<byte[], byte[]> second = Copy(tiers, Record("orders.retry.1", 5, first.Headers), new TimeoutException("no answer"), 2, out _);
 
         ConsumeResult<byte[], byte[]> redriven = Record("orders", 300, second.Headers); // its headers say tier 2, and a source in orders.retry.1
 
-        Assert.Equal("orders.retry.1", tiers.NextTopic(redriven, out int tier));
+        Assert.Equal("orders.retry.1", NextTopic(tiers, redriven, out int tier));
         Assert.Equal(1, tier);
         Assert.Same(redriven, tiers.AsOriginal(redriven));
         Assert.False(tiers.NotYetDue(redriven, out _));
@@ -173,31 +189,45 @@ public sealed class RetryTiersTests
     public void ASecondRegistrationReadingTheRetryTopics_ReadsThemAsRetries_AndATopicNamedLikeOneButPastTheTiersIsNone()
     {
         RetryTiers second = Tiers("orders.retry.1", "orders.retry.2", "orders.retry.3", "orders.retry.01");
-        Message<byte[], byte[]> copy = second.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
+        Message<byte[], byte[]> copy = Copy(second, Record("orders", 41), new TimeoutException("no answer"), 1, out _);
 
         Assert.True(second.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out _));
-        Assert.Equal("orders.retry.2", second.NextTopic(Record("orders.retry.1", 0, copy.Headers), out _));
-        Assert.Equal("orders.retry.3.retry.1", second.NextTopic(Record("orders.retry.3", 0, copy.Headers), out _)); // there are two tiers: an ordinary topic
-        Assert.Equal(("orders", 2), RetryTiers.TierOfName("orders.retry.2", 2));
-        Assert.Null(RetryTiers.TierOfName("orders.retry.01", 2));
-        Assert.Null(RetryTiers.TierOfName("orders.retry.", 2));
-        Assert.Null(RetryTiers.TierOfName(".retry.1", 2));
+        Assert.Equal("orders.retry.2", NextTopic(second, Record("orders.retry.1", 0, copy.Headers), out _));
+        Assert.Equal("orders.retry.3.retry.1", NextTopic(second, Record("orders.retry.3", 0, copy.Headers), out _)); // there are two tiers: an ordinary topic
+        Assert.Equal(new RetryTier("orders", 2), second.TierOf("orders.retry.2"));
+        Assert.Null(second.TierOf("orders.retry.3"));
+        Assert.Null(second.TierOf("orders.retry.01"));
+        RetryTiers odd = Tiers("orders.retry.", ".retry.1");
+        Assert.Null(odd.TierOf("orders.retry."));
+        Assert.Null(odd.TierOf(".retry.1"));
     }
 
     [Fact]
     public void TheHandler_SeesARetryTopicsRecordAtThePositionItWasFirstReadFrom_AndAnyOtherAsItIs()
     {
         RetryTiers tiers = Tiers();
-        Message<byte[], byte[]> copy = tiers.Copy(Record("orders", 41), new TimeoutException("no answer"), 1, out _);
-        var fromTier1 = new ConsumeResult<string, string> { TopicPartitionOffset = new TopicPartitionOffset("orders.retry.1", 0, 5), Message = new Message<string, string> { Value = "v", Headers = copy.Headers } };
-        var plain = new ConsumeResult<string, string> { TopicPartitionOffset = new TopicPartitionOffset("orders", 0, 5), Message = new Message<string, string> { Value = "v" } };
+        Message<byte[], byte[]> copy = Copy(tiers, Record("orders", 41), new TimeoutException("no answer"), 1, out _);
+        var fromTier1 = new ConsumeResult<byte[], byte[]> { TopicPartitionOffset = new TopicPartitionOffset("orders.retry.1", 0, 5), Message = copy };
+        ConsumeResult<byte[], byte[]> plain = Record("orders", 5);
 
-        ConsumeResult<string, string> seen = tiers.AsOriginal(fromTier1);
+        ConsumeResult<byte[], byte[]> seen = tiers.AsOriginal(fromTier1);
 
         Assert.Equal(new TopicPartitionOffset("orders", 2, 41), seen.TopicPartitionOffset);
         Assert.Same(fromTier1.Message, seen.Message);
         Assert.Same(plain, tiers.AsOriginal(plain));
     }
+
+    /// <summary>The topic a failed record goes to next, and its tier (one past the last: the dead-letter topic's turn).</summary>
+    private static string? NextTopic(RetryTiers tiers, ConsumeResult<byte[], byte[]> record, out int tier)
+    {
+        RetryTier? readFrom = tiers.TierOf(record.Topic);
+        tier = (readFrom?.Tier ?? 0) + 1;
+        return tiers.NextTier(record, readFrom)?.Name;
+    }
+
+    /// <summary>The copy of a record read where it is, for tier <paramref name="tier"/> of its first topic.</summary>
+    private static Message<byte[], byte[]> Copy(RetryTiers tiers, ConsumeResult<byte[], byte[]> record, Exception failure, int tier, out DateTimeOffset due) =>
+        tiers.Copy(record, failure, new RetryTier(tiers.TierOf(record.Topic)?.Topic ?? record.Topic, tier), out due);
 
     private static string[] Values(Headers headers, string name) => [.. headers.Where(h => h.Key == name).Select(h => Encoding.UTF8.GetString(h.GetValueBytes()))];
 }

@@ -1,0 +1,48 @@
+using System;
+using System.Linq;
+using System.Text;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Redrive;
+using Xunit;
+
+namespace KafkaProtobuf.Tests.Redrive;
+
+/// <summary>The block a redrive writes back with a record (the codec's own, internal writer): counted when it verifies, never when it does not.</summary>
+public sealed class RedriveBlockTests
+{
+    private static readonly ProvenanceKeys Keys = new([Key(1)]);
+    private static readonly ProvenanceKeys OtherKeys = new([Key(2)]);
+
+    private static byte[] Key(byte seed) => Enumerable.Range(0, 32).Select(i => (byte)(seed * 31 + i)).ToArray();
+
+    private static ConsumeResult<byte[], byte[]> Consumed(string topic, int partition, long offset, Message<byte[], byte[]> message) =>
+        new() { TopicPartitionOffset = new TopicPartitionOffset(topic, partition, offset), Message = message };
+
+    private static ConsumeResult<byte[], byte[]> Produced(string topic, int partition, long offset, Headers headers) =>
+        Consumed(topic, partition, offset, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = [1, 2, 3], Headers = headers });
+
+    private static DeadLetter DeadLetterOf(ConsumeResult<byte[], byte[]> read, ProvenanceKeys? writerKeys, RetryTier? readFrom, ProvenanceKeys? readerKeys) =>
+        new ProvenanceCodec(readerKeys).Read(Consumed("orders.dlq", 0, 11, new ProvenanceCodec(writerKeys).ToDeadLetterMessage(read, new TimeoutException("slow"), readFrom)));
+
+    private static (string?, int?, long?) SourceOf(DeadLetter letter) => (letter.SourceTopic, letter.SourcePartition, letter.SourceOffset);
+
+    [Fact]
+    public void ASignedRedrive_IsCounted_AndAForgedSignatureOnARedriveIsNot()
+    {
+        var codec = new ProvenanceCodec(Keys);
+        DeadLetter first = DeadLetterOf(Produced("orders", 0, 7, new Headers { { "tenant", Encoding.UTF8.GetBytes("acme") } }), Keys, null, Keys);
+        Message<byte[], byte[]> redriven = codec.ToRedriven(first, "run-1", DateTimeOffset.UnixEpoch);
+
+        DeadLetter again = DeadLetterOf(Consumed("orders", 2, 30, redriven), Keys, null, Keys);
+        Assert.Equal(1, again.RedriveCount);
+        Assert.Equal(["tenant"], again.OriginalHeaders.Select(h => h.Key));
+
+        // The same redrive written by someone without the key (another key): not believed, the count starts again.
+        Message<byte[], byte[]> foreign = new ProvenanceCodec(OtherKeys).ToRedriven(first, "run-1", DateTimeOffset.UnixEpoch);
+        DeadLetter counted = DeadLetterOf(Consumed("orders", 2, 31, foreign), Keys, null, Keys);
+        Assert.Equal(0, counted.RedriveCount);
+        Assert.Equal(("orders", (int?)2, (long?)31), SourceOf(counted));
+    }
+
+}
