@@ -75,7 +75,7 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
 
         ILogger logger = services.GetService<ILoggerFactory>()?.CreateLogger("KafkaProtobuf.AspNetCore.OperationsPage") ?? NullLogger.Instance;
         IHostApplicationLifetime? lifetime = services.GetService<IHostApplicationLifetime>();
-        DeadLetterTopicReader? reader = options.Kafka is null ? null : new DeadLetterTopicReader(options.Kafka);
+        DeadLetterTopicReader? reader = options.Kafka is null ? null : new DeadLetterTopicReader(options.Kafka, options.ProvenanceKeys);
         lifetime?.ApplicationStopped.Register(() => reader?.Dispose());
         var decoding = new WriterSchemaDecoderOptions { Indented = true };
         decoding.Framing.SchemaIdLookup = options.Framing.SchemaIdLookup;
@@ -93,7 +93,7 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
         }
 
         var views = new DeadLetterViews(decoder, options.MaxShownChars);
-        RedriveRuns? runs = options.Kafka is null ? null : new RedriveRuns(options.Kafka, logger, TimeProvider.System, lifetime?.ApplicationStopping ?? default);
+        RedriveRuns? runs = options.Kafka is null ? null : new RedriveRuns(options.Kafka, options.ProvenanceKeys, logger, lifetime?.ApplicationStopping ?? default);
         var api = new OperationsApi(
             options,
             access,

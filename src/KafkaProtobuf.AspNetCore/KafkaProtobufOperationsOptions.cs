@@ -48,6 +48,13 @@ public sealed class KafkaProtobufOperationsOptions
     public ClientConfig? Kafka { get; set; }
 
     /// <summary>
+    /// The keys dead letters are verified with, and the page's redrives signed with (<see cref="KafkaProtobuf.DeadLetters.ProvenanceKeys"/>):
+    /// the keys the hosted consumers sign with. Set it from the application's configuration (a secret store), never in
+    /// code; never shown in any response. Unset: dead letters read unchecked, redrives unsigned.
+    /// </summary>
+    public KafkaProtobuf.DeadLetters.ProvenanceKeys? ProvenanceKeys { get; set; }
+
+    /// <summary>
     /// Dead-letter topics to show besides those of this process's hosted consumers (each consumer's
     /// <c>DeadLetterTopic</c> is shown anyway).
     /// </summary>

@@ -34,6 +34,9 @@ public sealed class EmbeddedKafkaResource : Resource, IResourceWithConnectionStr
     /// <summary>The topics created at start, with their partition counts.</summary>
     public IReadOnlyList<EmbeddedKafkaTopic> Topics => _topics.AsReadOnly();
 
+    /// <summary>The keys the dashboard's dead-letter commands verify dead letters with and sign redrives with (<c>WithProvenanceKeys</c>); null: unchecked.</summary>
+    internal KafkaProtobuf.DeadLetters.ProvenanceKeys? ProvenanceKeys { get; set; }
+
     internal void AddTopic(string topic, int partitions)
     {
         _topics.RemoveAll(t => t.Name == topic);

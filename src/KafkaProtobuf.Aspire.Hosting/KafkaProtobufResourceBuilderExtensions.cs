@@ -78,6 +78,23 @@ public static class KafkaProtobufResourceBuilderExtensions
     }
 
     /// <summary>
+    /// The keys the dashboard's "Dead letters" and "Redrive dead letters" verify dead letters' blocks with, and sign the
+    /// redrive's own blocks with: the keys the services' hosted consumers sign with (<c>ProvenanceKeys</c> in their
+    /// configuration). Give both from the AppHost's configuration (a user secret or the environment), e.g.
+    /// <c>ProvenanceKeys.Parse(builder.Configuration["KafkaProtobuf:ProvenanceKeys"]!)</c>; never write them in code.
+    /// </summary>
+    /// <param name="builder">The Kafka resource's builder.</param>
+    /// <param name="keys">The keys.</param>
+    /// <returns>The builder.</returns>
+    public static IResourceBuilder<EmbeddedKafkaResource> WithProvenanceKeys(this IResourceBuilder<EmbeddedKafkaResource> builder, KafkaProtobuf.DeadLetters.ProvenanceKeys keys)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        ArgumentNullException.ThrowIfNull(keys);
+        builder.Resource.ProvenanceKeys = keys;
+        return builder;
+    }
+
+    /// <summary>
     /// Adds a Schema Registry resource served by the in-process registry, which checks compatibility as Confluent's
     /// does (an incompatible schema is refused with 409). Its connection string is its URL. The dashboard shows it
     /// running with its URL and subjects, and offers "Check .proto" (a .proto against a subject's versions).

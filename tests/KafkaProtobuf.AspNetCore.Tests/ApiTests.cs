@@ -9,6 +9,7 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Redrive;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Tests.Shared;
 using Shop.V1;
@@ -192,7 +193,8 @@ public sealed class ApiTests(PageApp app)
         JsonNode group = record.Parent!.Parent!;
         Assert.Equal(typeof(OrderRefusedException).FullName, (string?)group["code"]);
         Assert.Equal("handler", (string?)group["component"]);
-        Assert.Equal("order " + key + " refused by the handler", (string?)group["firstLine"]);
+        Assert.Equal("order decoded-# refused by the handler", (string?)group["pattern"]); // the kind of failure, its data set aside
+        Assert.Equal("order " + key + " refused by the handler", (string?)group["example"]);
         Assert.Equal("json", (string?)record["value"]!["kind"]);
         Assert.Equal("shop.v1.OrderPlaced", (string?)record["value"]!["typeName"]);
         JsonNode decoded = JsonNode.Parse((string)record["value"]!["text"]!)!;
@@ -254,9 +256,59 @@ public sealed class ApiTests(PageApp app)
         Assert.Equal(HttpStatusCode.Accepted, first.StatusCode);
         HttpResponseMessage second = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId });
         Assert.Equal(HttpStatusCode.Conflict, second.StatusCode);
-        Assert.Contains("already redriven", await second.Content.ReadAsStringAsync(), StringComparison.Ordinal);
+        string refusal = await second.Content.ReadAsStringAsync();
+        Assert.True(
+            refusal.Contains(RedriveOutcomes.Describe(RedriveRefusal.Running), StringComparison.Ordinal) || refusal.Contains(RedriveOutcomes.Describe(RedriveRefusal.Completed), StringComparison.Ordinal),
+            refusal); // the library's wording
         HttpResponseMessage unknown = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId = "no-such-plan" });
         Assert.Equal(HttpStatusCode.Conflict, unknown.StatusCode);
+        Assert.Contains(RedriveOutcomes.Describe(RedriveRefusal.NoPlan), await unknown.Content.ReadAsStringAsync(), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task EveryRow_IsShownAsItsLastColumn_AndARedriveFromThePageWritesOnlyWhatIsBelieved(bool withKeys)
+    {
+        // The page reads with the flow's keys; the unsigned rows were written without (their writer had none).
+        string topic = withKeys ? PageApp.SignedRowsTopic : PageApp.UnsignedRowsTopic, prefix = withKeys ? "page-signed-" : "page-unsigned-";
+        var rows = ProvenanceRows.WriteAndDeadLetter(app.Cluster.BootstrapServers, app.Cluster.CreateTopic, prefix, topic, withKeys);
+        using HttpClient operatorClient = app.HttpClientFor(PageApp.Operator, "operator");
+
+        JsonNode page = await GetJson(operatorClient, "api/dead-letters/" + topic);
+        JsonNode[] shown = [.. page["groups"]!.AsArray().SelectMany(g => g!["records"]!.AsArray()).Select(r => r!)];
+        foreach (ProvenanceRows.Row row in rows)
+        {
+            JsonNode record = shown.Single(r => (int)r["partition"]! == row.Position.Partition.Value && (long)r["offset"]! == row.Position.Offset.Value);
+            string source = (string)record["source"]!;
+            Assert.True(row.Source is null ? source.StartsWith("not believed: ", StringComparison.Ordinal) : source == row.Source, row.Name + ": " + record.ToJsonString());
+            Assert.Equal(row.Source is null ? "unverified" : withKeys ? "verified" : "unchecked", (string?)record["provenance"]);
+            Assert.Equal(row.RedriveCount, (int)record["redriveCount"]!);
+        }
+
+        await SignForActs(operatorClient);
+        JsonNode plan = (await (await operatorClient.PostAsJsonAsync("api/redrive/dry-run", new { topic })).Content.ReadFromJsonAsync<JsonNode>())!;
+        Assert.Equal(rows.Count(r => r.Written), (long)plan["wouldWrite"]!);
+        Assert.Equal(rows.Count(r => r.Source is null), (long)plan["skippedUnverified"]!);
+
+        var before = ProvenanceRows.Counts(app.Cluster.BootstrapServers, ProvenanceRows.Topics(prefix));
+        HttpResponseMessage started = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId = (string)plan["planId"]! });
+        Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
+        string runId = (string)(await started.Content.ReadFromJsonAsync<JsonNode>())!["id"]!;
+        JsonNode? run = null;
+        await PageApp.Until(
+            async () =>
+            {
+                run = (await GetJson(operatorClient, "api/redrive/runs"))["runs"]!.AsArray().Single(r => (string?)r!["id"] == runId);
+                return (string?)run!["state"] != "running";
+            },
+            "the redrive to end");
+        var after = ProvenanceRows.Counts(app.Cluster.BootstrapServers, ProvenanceRows.Topics(prefix));
+
+        Assert.Equal("completed", (string?)run!["state"]);
+        Assert.Equal(rows.Count(r => r.Written), (long)run["written"]!); // the plan's own counts
+        Assert.Equal(rows.Count(r => !r.Written), (long)run["skipped"]!);
+        Assert.Null(ProvenanceRows.Difference(before, after, prefix, rows, keptPartitions: false));
     }
 
     [Fact]

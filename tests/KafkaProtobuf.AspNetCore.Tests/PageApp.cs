@@ -5,6 +5,7 @@ using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.Tests.Shared;
 using Google.Protobuf;
 using KafkaProtobuf.Hosting;
 using KafkaProtobuf.SchemaRegistry;
@@ -32,6 +33,8 @@ public sealed class PageApp : IAsyncLifetime
     public const string Topic = "orders";
     public const string DeadLetterTopic = "orders.dlq";
     public const string BulkTopic = "bulk.dlq";
+    public const string UnsignedRowsTopic = "rows-unsigned.dlq";
+    public const string SignedRowsTopic = "rows-signed.dlq";
     public const string ConsumerName = "orders";
     public const string Operator = "olga";
     public const string Viewer = "victor";
@@ -74,6 +77,9 @@ public sealed class PageApp : IAsyncLifetime
             options.Kafka = new ClientConfig { BootstrapServers = Cluster.BootstrapServers };
             options.WriterSchemaSource = Client;
             options.DeadLetterTopics.Add(BulkTopic);
+            options.DeadLetterTopics.Add(UnsignedRowsTopic);
+            options.DeadLetterTopics.Add(SignedRowsTopic);
+            options.ProvenanceKeys = ProvenanceRows.Keys; // as the application's configuration gives them
         });
         await _app.StartAsync().WaitAsync(Timeout);
         Url = _app.Urls.Single();

@@ -28,7 +28,7 @@ public sealed class AppHostFixture : IAsyncLifetime
     public async Task InitializeAsync()
     {
         IDistributedApplicationTestingBuilder builder = await DistributedApplicationTestingBuilder
-            .CreateAsync<Projects.KafkaProtobuf_Aspire_Tests_AppHost>().WaitAsync(Timeout);
+            .CreateAsync<Projects.KafkaProtobuf_Aspire_Tests_AppHost>(["KafkaProtobuf:ProvenanceKeys=" + KafkaProtobuf.Tests.Shared.ProvenanceRows.KeysText]).WaitAsync(Timeout);
         _app = await builder.BuildAsync().WaitAsync(Timeout);
         await _app.StartAsync().WaitAsync(Timeout);
         BootstrapServers = await _app.GetConnectionStringAsync("kafka").AsTask().WaitAsync(Timeout) ?? string.Empty;

@@ -35,7 +35,8 @@ internal sealed class DeadLetterViews(WriterSchemaDecoder decoder, int maxShownC
             {
                 Code = Inert(group.ErrorCode ?? "(none)", 200),
                 Component = Inert(group.Component ?? "(none)", 50),
-                FirstLine = Inert(group.FirstLine, DeadLetterGroup.MaxFirstLineChars),
+                Pattern = Inert(group.Pattern, DeadLetterGroup.MaxFirstLineChars),
+                Example = Inert(group.Example, DeadLetterGroup.MaxFirstLineChars),
                 Count = records.Count,
                 Records = records,
             });
@@ -57,6 +58,8 @@ internal sealed class DeadLetterViews(WriterSchemaDecoder decoder, int maxShownC
             SourcePartition = letter.SourcePartition,
             SourceOffset = letter.SourceOffset,
             RedriveCount = letter.RedriveCount,
+            Source = Inert(letter.DescribeSource(), 500),
+            Provenance = Redrive.RedriveRuns.ProvenanceName(letter.Provenance),
             ErrorMessage = InertLines(letter.ErrorMessage ?? string.Empty, 2000),
             Key = await PartAsync(record.Message.Key, MessageComponentType.Key, topic, record.Message.Headers, cancellationToken).ConfigureAwait(false),
             Value = await PartAsync(record.Message.Value, MessageComponentType.Value, topic, record.Message.Headers, cancellationToken).ConfigureAwait(false),

@@ -234,14 +234,14 @@ internal sealed class OperationsApi(
             return;
         }
 
-        PageRedriveRun? run = runs.Start(request.PlanId, Access.UserOf(context), out string? refusal);
+        RunView? run = runs.Start(request.PlanId, Access.UserOf(context), out string? refusal);
         if (run is null)
         {
             await Error(context, 409, refusal!).ConfigureAwait(false);
             return;
         }
 
-        await Write(context, 202, run.View(), OperationsJson.Default.RunView).ConfigureAwait(false);
+        await Write(context, 202, run, OperationsJson.Default.RunView).ConfigureAwait(false);
     }
 
     public async Task PartitionAction(HttpContext context, string action)

@@ -32,7 +32,7 @@ internal sealed class PartitionRange
     public long End { get; set; }
 }
 
-/// <summary>Dead letters that failed the same way: error code, component and the first line of the message.</summary>
+/// <summary>Dead letters that failed the same way: error code, component and kind of message, with a count and an example.</summary>
 internal sealed class FailureGroupView
 {
     /// <summary>The frame error code, or the exception type of other failures.</summary>
@@ -40,7 +40,11 @@ internal sealed class FailureGroupView
 
     public string Component { get; set; } = string.Empty;
 
-    public string FirstLine { get; set; } = string.Empty;
+    /// <summary>The kind of message: its first line with record-specific parts set aside (<c>'…'</c>, <c>#</c>).</summary>
+    public string Pattern { get; set; } = string.Empty;
+
+    /// <summary>The first line of its first dead letter's message.</summary>
+    public string Example { get; set; } = string.Empty;
 
     public int Count { get; set; }
 
@@ -63,6 +67,12 @@ internal sealed class DeadLetterView
     public long? SourceOffset { get; set; }
 
     public int RedriveCount { get; set; }
+
+    /// <summary>Where its record came from, or why that is not known, as every front-end says it.</summary>
+    public string Source { get; set; } = string.Empty;
+
+    /// <summary>How far its source is believed: none, unchecked, verified or unverified.</summary>
+    public string Provenance { get; set; } = "none";
 
     public string ErrorMessage { get; set; } = string.Empty;
 

@@ -45,6 +45,9 @@ internal sealed class DryRunView
 
     public long SkippedWithoutSource { get; set; }
 
+    /// <summary>Left because their source is not believed (a block that does not verify).</summary>
+    public long SkippedUnverified { get; set; }
+
     public IReadOnlyList<DryRunItem> Items { get; set; } = [];
 
     /// <summary>More dead letters were looked at than <see cref="Items"/> lists.</summary>
@@ -59,6 +62,9 @@ internal sealed class DryRunItem
     public long Offset { get; set; }
 
     public string? Source { get; set; }
+
+    /// <summary>How far its source is believed: none, unchecked, verified or unverified.</summary>
+    public string Provenance { get; set; } = "none";
 
     public string? Code { get; set; }
 

@@ -145,15 +145,16 @@
   function renderGroup(g) {
     return el("details", { className: "group", open: true },
       el("summary", {},
-        el("strong", { text: g.code }), " · ", g.component, " · ", el("span", { text: g.firstLine || "(no message)" }),
+        el("strong", { text: g.code }), " · ", g.component, " · ", el("span", { className: "pattern", text: g.pattern || "(no message)" }),
         el("span", { className: "muted", text: " — " + number(g.count) + (g.count === 1 ? " record" : " records") })),
+      g.example && g.example !== g.pattern ? el("div", { className: "muted example", text: "e.g. " + g.example }) : null,
       g.records.map(renderRecord));
   }
 
   function renderRecord(r) {
-    const source = r.sourceTopic ? r.sourceTopic + " [" + r.sourcePartition + "] @" + r.sourceOffset : "unknown source";
-    return el("div", { className: "record", "data-offset": r.partition + "@" + r.offset },
-      el("div", { className: "meta", text: "[" + r.partition + "] @" + r.offset + " · " + time(r.timestamp) + " · from " + source + (r.redriveCount ? " · redriven " + r.redriveCount + "×" : "") }),
+    return el("div", { className: "record", "data-offset": r.partition + "@" + r.offset, "data-provenance": r.provenance },
+      el("div", { className: "meta", text: "[" + r.partition + "] @" + r.offset + " · " + time(r.timestamp) + " · from " + r.source + (r.redriveCount ? " · redriven " + r.redriveCount + "×" : "") }),
+      r.provenance === "unverified" ? el("div", { className: "error provenance", text: "Its source is not believed: a redrive leaves it." }) : null,
       el("div", { className: "error", text: r.errorMessage }),
       renderPart("Key", r, "key", r.key),
       renderPart("Value", r, "value", r.value),
@@ -199,7 +200,7 @@
       $("redrive-run").disabled = result.wouldWrite === 0;
       $("redrive-run").textContent = "Redrive " + number(result.wouldWrite) + (result.wouldWrite === 1 ? " record" : " records");
       $("dry-run-result").replaceChildren(
-        el("p", { id: "dry-run-summary", text: "Would write " + number(result.wouldWrite) + "; skip " + number(result.skippedByFilter) + " by filter, " + number(result.skippedForLoops) + " redriven too often, " + number(result.skippedWithoutSource) + " without a source. Filters: " + result.filters }),
+        el("p", { id: "dry-run-summary", text: "Would write " + number(result.wouldWrite) + "; skip " + number(result.skippedByFilter) + " by filter, " + number(result.skippedForLoops) + " redriven too often, " + number(result.skippedWithoutSource) + " without a source, " + number(result.skippedUnverified) + " whose source is not believed. Filters: " + result.filters }),
         el("div", { className: "scroll" }, el("table", {},
           el("thead", {}, el("tr", {}, ["Partition", "Offset", "From", "Code", "A redrive"].map((h) => el("th", { text: h })))),
           el("tbody", {}, result.items.map((i) => el("tr", {}, el("td", { text: i.partition }), el("td", { text: i.offset }), el("td", { text: i.source || "" }), el("td", { text: i.code || "" }), el("td", { text: i.outcome })))))),

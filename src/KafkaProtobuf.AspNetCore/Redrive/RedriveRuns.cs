@@ -6,25 +6,25 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.AspNetCore.Json;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 using Microsoft.Extensions.Logging;
 
 namespace KafkaProtobuf.AspNetCore.Redrive;
 
 /// <summary>
-/// The page's redrives, by the library's <see cref="RedrivePlan"/>: a dry run first (what would be written, nothing
+/// The page's redrives, by the library's <see cref="RedrivePlans"/>: a dry run first (what would be written, nothing
 /// written or committed) leaves a plan; a click runs that plan, exactly what it showed, once (a stopped run may be
-/// resumed, never a completed one, never two of one topic and filters at once); each run logged with who started it and,
-/// at its end, its counts. The plans and runs of the last while are kept in this process.
+/// resumed, never a completed one, never two of one topic and filters at once: the plan's own refusals); each run
+/// logged with who started it and, at its end, the plan's counts. The plan is the run's handle: its state, counts and
+/// failure are what the page shows.
 /// </summary>
-internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvider time, CancellationToken stopping)
+internal sealed class RedriveRuns(ClientConfig kafka, ProvenanceKeys? keys, ILogger logger, CancellationToken stopping)
 {
     private const int KeptPlans = 50;
-    private const int KeptRuns = 50;
 
-    private readonly object _gate = new();
-    private readonly List<RedrivePlan> _plans = [];
-    private readonly List<PageRedriveRun> _runs = [];
+    private readonly RedrivePlans _plans = new(KeptPlans);
+    private readonly Dictionary<string, string> _startedBy = new(StringComparer.Ordinal); // plan id → who last ran it
 
     /// <summary>What a redrive with these filters would write now: the plan's dry run.</summary>
     /// <exception cref="ArgumentException">A filter is not valid (the message says which).</exception>
@@ -32,16 +32,7 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
     /// <exception cref="KafkaException">Kafka did not answer.</exception>
     public async Task<DryRunView> DryRunAsync(RedriveRequest request, CancellationToken cancellationToken)
     {
-        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(kafka, OptionsOf(request), cancellationToken).ConfigureAwait(false);
-        lock (_gate)
-        {
-            _plans.Add(plan);
-            if (_plans.Count > KeptPlans)
-            {
-                _plans.RemoveAt(0);
-            }
-        }
-
+        RedrivePlan plan = await _plans.PlanAsync(kafka, OptionsOf(request), cancellationToken).ConfigureAwait(false);
         return new DryRunView
         {
             PlanId = plan.Id,
@@ -51,11 +42,13 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
             SkippedByFilter = plan.DryRun.SkippedByFilter,
             SkippedForLoops = plan.DryRun.SkippedForLoops,
             SkippedWithoutSource = plan.DryRun.SkippedWithoutSource,
+            SkippedUnverified = plan.DryRun.SkippedUnverified,
             Items = plan.DeadLetters.Select(entry => new DryRunItem
             {
                 Partition = entry.Position.Partition.Value,
                 Offset = entry.Position.Offset.Value,
-                Source = entry.SourceTopic is null ? null : BoundedText.Cut(PositionText.Of(entry.SourceTopic, entry.SourcePartition ?? -1, entry.SourceOffset ?? Offset.Unset), 300),
+                Source = BoundedText.Cut(entry.DescribeSource(), 500),
+                Provenance = ProvenanceName(entry.Provenance),
                 Code = entry.ErrorCode is null ? null : BoundedText.Cut(entry.ErrorCode, 200),
                 Outcome = RedriveOutcomes.Describe(entry.Outcome, dryRun: true),
             }).OrderBy(i => i.Partition).ThenBy(i => i.Offset).ToList(),
@@ -63,79 +56,95 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
         };
     }
 
-    /// <summary>Runs the plan a dry run left; null with the reason when it may not run.</summary>
-    public PageRedriveRun? Start(string planId, string user, out string? refusal)
+    /// <summary>Runs the plan a dry run left; null with the reason, worded by the library, when it may not run.</summary>
+    public RunView? Start(string planId, string user, out string? refusal)
     {
-        RedrivePlan? plan;
-        lock (_gate)
+        RedrivePlan? plan = _plans.Find(planId);
+        RedriveRefusal refused = plan?.Refusal ?? RedriveRefusal.NoPlan;
+        if (refused != RedriveRefusal.None)
         {
-            plan = _plans.FirstOrDefault(p => p.Id == planId);
-        }
-
-        if (plan is null)
-        {
-            refusal = "No dry run with that id: run a dry run first (dry runs are kept in this process for the last " + KeptPlans + ").";
+            refusal = RedriveOutcomes.Describe(refused);
             return null;
         }
 
-        var run = new PageRedriveRun(Guid.NewGuid().ToString("N"), plan, user, time.GetUtcNow());
         Task<RedriveSummary> running;
         try
         {
-            running = plan.RunAsync((_, outcome) => run.Counted(outcome), stopping);
+            running = plan!.RunAsync(stopping);
         }
         catch (InvalidOperationException e)
         {
-            refusal = plan.State switch
-            {
-                RedrivePlanState.Completed => "This dry run was already redriven: run a dry run again to see what is left.",
-                RedrivePlanState.Running => "This dry run was already redriven: its run is going on.",
-                _ => e.Message, // a run of the same topic and filters, from another dry run
-            };
+            refusal = e.Message; // refused meanwhile, worded as RedrivePlan.Refusal is
             return null;
         }
 
-        lock (_gate)
+        lock (_startedBy)
         {
-            _runs.Add(run);
-            if (_runs.Count > KeptRuns && _runs.FirstOrDefault(r => !r.Running) is { } oldest)
-            {
-                _runs.Remove(oldest);
-            }
+            _startedBy[plan.Id] = user;
         }
 
         refusal = null;
         string filters = BoundedText.Cut(plan.Filters, 1000);
-        OperationsLog.RedriveStarted(logger, run.Id, user, plan.DeadLetterTopic, filters, plan.DryRun.Written);
-        _ = EndedAsync(run, running);
-        return run;
+        OperationsLog.RedriveStarted(logger, plan.Id, user, plan.DeadLetterTopic, filters, plan.DryRun.Written);
+        _ = EndedAsync(plan, user, running);
+        return View(plan);
     }
 
-    /// <summary>The runs kept, newest first.</summary>
-    public IReadOnlyList<RunView> Runs()
+    /// <summary>The plans that were run, newest first.</summary>
+    public IReadOnlyList<RunView> Runs() =>
+        _plans.ToList().Where(p => p.StartedAt is not null).OrderByDescending(p => p.StartedAt).Select(View).ToList();
+
+    /// <summary>The page's name of a provenance: <c>none</c>, <c>unchecked</c>, <c>verified</c> or <c>unverified</c>.</summary>
+    internal static string ProvenanceName(ProvenanceStatus provenance) => provenance switch
     {
-        lock (_gate)
+        ProvenanceStatus.Unchecked => "unchecked",
+        ProvenanceStatus.Verified => "verified",
+        ProvenanceStatus.Unverified => "unverified",
+        _ => "none",
+    };
+
+    private RunView View(RedrivePlan plan)
+    {
+        string user;
+        lock (_startedBy)
         {
-            return _runs.OrderByDescending(r => r.StartedAt).Select(r => r.View()).ToList();
+            user = _startedBy.TryGetValue(plan.Id, out string? by) ? by : string.Empty;
         }
+
+        return new RunView
+        {
+            Id = plan.Id,
+            PlanId = plan.Id,
+            Topic = plan.DeadLetterTopic,
+            Filters = BoundedText.Cut(plan.Filters, 1000),
+            User = user,
+            State = plan.State.ToString().ToLowerInvariant(),
+            Written = plan.Written,
+            Skipped = plan.Skipped,
+            Failed = plan.Failed,
+            Planned = plan.DryRun.Written,
+            StartedAt = plan.StartedAt ?? default,
+            EndedAt = plan.EndedAt,
+            Failure = plan.Failure is null ? null : BoundedText.Cut(plan.Failure, 500),
+        };
     }
 
-    private async Task EndedAsync(PageRedriveRun run, Task<RedriveSummary> running)
+    private async Task EndedAsync(RedrivePlan plan, string user, Task<RedriveSummary> running)
     {
         try
         {
-            RedriveSummary summary = await running.ConfigureAwait(false);
-            run.Ended(time.GetUtcNow(), run.Plan.State == RedrivePlanState.Completed, summary.Failure is null ? null : BoundedText.Cut(summary.Failure, 500));
+            await running.ConfigureAwait(false);
         }
-        catch (Exception e)
+        catch (Exception)
         {
-            run.Ended(time.GetUtcNow(), completed: false, BoundedText.Describe(e));
+            // The plan keeps what failed (RedrivePlan.Failure): logged below, shown by the page.
         }
 
-        OperationsLog.RedriveEnded(logger, run.Id, run.User, run.Plan.DeadLetterTopic, run.State, run.Written, run.Skipped, run.Failed, run.Failure);
+        string state = plan.State.ToString().ToLowerInvariant();
+        OperationsLog.RedriveEnded(logger, plan.Id, user, plan.DeadLetterTopic, state, plan.Written, plan.Skipped, plan.Failed, plan.Failure);
     }
 
-    private static RedriveOptions OptionsOf(RedriveRequest request)
+    private RedriveOptions OptionsOf(RedriveRequest request)
     {
         if (string.IsNullOrWhiteSpace(request.Topic))
         {
@@ -151,6 +160,7 @@ internal sealed class RedriveRuns(ClientConfig kafka, ILogger logger, TimeProvid
             Since = request.Since,
             Until = request.Until,
             Key = Blank(request.Key) is { } key ? Encoding.UTF8.GetBytes(key) : null,
+            ProvenanceKeys = keys,
         };
     }
 

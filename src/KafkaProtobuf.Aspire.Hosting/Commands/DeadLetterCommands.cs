@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Concurrent;
 using System.Globalization;
 using System.Text;
 using System.Threading.Tasks;
@@ -10,10 +9,11 @@ using KafkaProtobuf.Redrive;
 namespace KafkaProtobuf.Aspire.Hosting.Commands;
 
 /// <summary>
-/// The dashboard's "Dead letters" and "Redrive dead letters", both through the library's dead-letter reading and
-/// <see cref="RedrivePlan"/>: the first shows the topic's newest dead letters grouped by failure and makes a plan (a dry
-/// run: each dead letter a redrive would touch and what it would do); the second runs the last plan of that topic,
-/// exactly what it showed, once (a run that stopped resumes when run again), so nothing is written unseen.
+/// The dashboard's "Dead letters" and "Redrive dead letters", both through the library's dead-letter reading and its
+/// store of <see cref="RedrivePlans"/>: the first shows the topic's newest dead letters grouped by kind of failure and
+/// makes a plan (a dry run: each dead letter a redrive would touch and what it would do); the second runs the last plan
+/// of that topic, exactly what it showed, once (a run that stopped resumes when run again), so nothing is written
+/// unseen. Dead letters are verified, and redrives signed, with the resource's keys (<c>WithProvenanceKeys</c>).
 /// </summary>
 internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
 {
@@ -23,11 +23,11 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
     /// <summary>The newest dead letters shown by failure; the counts cover every dead letter.</summary>
     private const int WindowRecords = 50;
 
-    private readonly ConcurrentDictionary<string, RedrivePlan> _plans = new(StringComparer.Ordinal);
+    private readonly RedrivePlans _plans = new();
 
     public static CommandOptions ListOptions() => new()
     {
-        Description = "The topic's newest dead letters grouped by failure, and a dry run of a redrive: each dead letter waiting (its source, error code and component) and what a redrive would do with it. Writes and commits nothing.",
+        Description = "The topic's newest dead letters grouped by kind of failure, and a dry run of a redrive: each dead letter waiting (its source, error code and component) and what a redrive would do with it. Writes and commits nothing.",
         Arguments = CommandArguments.Text(("topic", "Dead-letter topic", "The dead-letter topic to read.")),
         IconName = "DocumentSearch",
         UpdateState = CommandArguments.EnabledWhileRunning,
@@ -50,7 +50,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
         }
 
         var text = new StringBuilder();
-        using (var reader = new DeadLetterTopicReader(config!))
+        using (var reader = new DeadLetterTopicReader(config!, kafka.ProvenanceKeys))
         {
             DeadLetterWindow? window = await reader.ReadWindowAsync(topic!, null, WindowRecords, context.CancellationToken).ConfigureAwait(false);
             if (window is null)
@@ -59,16 +59,21 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
             }
 
             text.Append("The newest ").Append(window.DeadLetters.Count.ToString(CultureInfo.InvariantCulture)).Append(" of ")
-                .Append(window.Total.ToString(CultureInfo.InvariantCulture)).Append(", by failure:\n");
+                .Append(window.Total.ToString(CultureInfo.InvariantCulture)).Append(", by kind of failure:\n");
             foreach (DeadLetterGroup group in window.Groups)
             {
                 text.Append("  ").Append(group.DeadLetters.Count.ToString(CultureInfo.InvariantCulture)).Append(" × ")
                     .Append(BoundedText.Cut(group.ErrorCode ?? "(no error code)", 100)).Append(" (").Append(BoundedText.Cut(group.Component ?? "?", 20)).Append(") ")
-                    .Append(BoundedText.Cut(group.FirstLine, 200)).Append('\n');
+                    .Append(BoundedText.Cut(group.Pattern, 200)).Append('\n');
+                if (group.DeadLetters.Count > 1 || group.Example != group.Pattern)
+                {
+                    text.Append("      e.g. ").Append(BoundedText.Cut(group.Example, 200)).Append('\n');
+                }
             }
         }
 
-        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(config!, new global::KafkaProtobuf.Redrive.RedriveOptions { DeadLetterTopic = topic! }, context.CancellationToken).ConfigureAwait(false);
+        var options = new global::KafkaProtobuf.Redrive.RedriveOptions { DeadLetterTopic = topic!, ProvenanceKeys = kafka.ProvenanceKeys };
+        RedrivePlan plan = await _plans.PlanAsync(config!, options, context.CancellationToken).ConfigureAwait(false);
         text.Append("\nA redrive would:\n");
         foreach (RedrivePlanEntry entry in plan.DeadLetters)
         {
@@ -80,7 +85,6 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
             text.Append("… and more (the first ").Append(RedrivePlan.MaxListedDeadLetters.ToString(CultureInfo.InvariantCulture)).Append(" are listed)\n");
         }
 
-        _plans[topic!] = plan;
         return CommandResults.Success(Shown(topic!) + ": " + plan.DryRun + ".", text.ToString(), CommandResultFormat.Text);
     }
 
@@ -91,19 +95,21 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
             return refused;
         }
 
-        if (!_plans.TryGetValue(topic!, out RedrivePlan? plan) || plan.State == RedrivePlanState.Completed)
+        RedrivePlan? plan = _plans.Latest(topic);
+        RedriveRefusal refusal = plan?.Refusal ?? RedriveRefusal.NoPlan;
+        if (refusal != RedriveRefusal.None)
         {
-            return CommandResults.Failure("List the dead letters of " + Shown(topic!) + " first (\"Dead letters\", a dry run): a redrive writes what it showed, once.");
+            return CommandResults.Failure(Shown(topic!) + ": " + RedriveOutcomes.Describe(refusal) + (refusal is RedriveRefusal.NoPlan or RedriveRefusal.Completed ? " Run \"Dead letters\" on it (the dry run) first." : string.Empty));
         }
 
         RedriveSummary summary;
         try
         {
-            summary = await plan.RunAsync(context.CancellationToken).ConfigureAwait(false);
+            summary = await plan!.RunAsync(context.CancellationToken).ConfigureAwait(false);
         }
         catch (InvalidOperationException e)
         {
-            return CommandResults.Failure(e.Message);
+            return CommandResults.Failure(Shown(topic!) + ": " + e.Message); // refused meanwhile: worded as Refusal is
         }
 
         string shown = Shown(topic!);
@@ -127,9 +133,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
     /// <summary>One dead letter of a plan as a line: every field from Kafka made inert and cut.</summary>
     private static string Describe(RedrivePlanEntry entry) =>
         "  offset " + entry.Position.Offset.Value.ToString(CultureInfo.InvariantCulture)
-            + "  from " + (entry.SourceTopic is null ? "(unknown)" : Shown(entry.SourceTopic)
-                + "[" + (entry.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?") + "]@"
-                + (entry.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"))
+            + "  from " + BoundedText.Cut(entry.DescribeSource(), 300)
             + "  " + BoundedText.Cut(entry.ErrorCode ?? "(no error code)", 100)
             + " (" + BoundedText.Cut(entry.Component ?? "?", 20) + ")"
             + "  → " + RedriveOutcomes.Describe(entry.Outcome, dryRun: true);

@@ -6,7 +6,7 @@ using System.Text;
 using System.Threading.Tasks;
 using Aspire.Hosting.ApplicationModel;
 using Confluent.Kafka;
-using KafkaProtobuf.Shared;
+using KafkaProtobuf.Lag;
 
 namespace KafkaProtobuf.Aspire.Hosting.Commands;
 
@@ -36,27 +36,25 @@ internal static class GroupLagCommand
             return CommandResults.Failure("The cluster is not running.");
         }
 
-        var config = new ConsumerConfig { BootstrapServers = cluster.BootstrapServers, GroupId = group, EnableAutoCommit = false, AllowAutoCreateTopics = false };
+        var config = new ClientConfig { BootstrapServers = cluster.BootstrapServers };
         try
         {
-            string? ownersUnknown = null;
-            List<PartitionLagRow> rows = await Task.Run(() => GroupLag.Measure(config, [], context.CancellationToken, out ownersUnknown), context.CancellationToken).ConfigureAwait(false);
-            long total = rows.Sum(r => r.Lag ?? 0);
-            var text = new StringBuilder(GroupLag.Table(rows, name => BoundedText.Cut(name, 250)));
-            if (ownersUnknown is not null)
+            ConsumerGroupLag lag = await ConsumerGroupLag.MeasureAsync(config, group, [], context.CancellationToken).ConfigureAwait(false);
+            var text = new StringBuilder(lag.ToTable());
+            if (lag.OwnersUnknown is { } ownersUnknown)
             {
                 text.Append("owners not shown: ").Append(BoundedText.Cut(ownersUnknown)).Append('\n');
             }
 
-            string? nothing = GroupLag.NothingCommitted(rows, group, name => BoundedText.Cut(name, 250));
-            if (nothing is not null)
+            if (lag.NothingCommitted is { } nothing)
             {
                 text.Append(nothing).Append('\n');
             }
 
-            string summary = "Group '" + BoundedText.Cut(group, 250) + "': total lag " + total.ToString(CultureInfo.InvariantCulture)
-                + " over " + rows.Count.ToString(CultureInfo.InvariantCulture) + (rows.Count == 1 ? " partition" : " partitions") + "."
-                + (nothing is null ? string.Empty : " It has no committed offsets: no such group, or it has not committed yet.");
+            int count = lag.Partitions.Count;
+            string summary = "Group '" + BoundedText.Cut(group, 250) + "': total lag " + lag.TotalLag.ToString(CultureInfo.InvariantCulture)
+                + " over " + count.ToString(CultureInfo.InvariantCulture) + (count == 1 ? " partition" : " partitions") + "."
+                + (lag.NothingCommitted is null ? string.Empty : " It has no committed offsets: no such group, or it has not committed yet.");
             return CommandResults.Success(summary, text.ToString(), CommandResultFormat.Text);
         }
         catch (KafkaException e)

@@ -8,7 +8,6 @@ using System.Threading.Tasks;
 using Aspire.Hosting.ApplicationModel;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Shared;
 using KafkaProtobuf.Testing;
 
 namespace KafkaProtobuf.Aspire.Hosting.Commands;
@@ -59,7 +58,8 @@ internal static class ProtoCheckCommand
         using var client = new RegistryClient(running.Url);
         try
         {
-            (IReadOnlyList<ProtoSchema> earlier, CompatibilityLevel level) = await SubjectHistory.ReadAsync(client, subject, context.CancellationToken).ConfigureAwait(false);
+            SubjectHistory history = await SubjectHistory.ReadAsync(client, subject, context.CancellationToken).ConfigureAwait(false);
+            (IReadOnlyList<ProtoSchema> earlier, CompatibilityLevel level) = (history.Versions, history.Level);
             CompatibilityVerdict verdict = ProtobufCompatibility.Check(update, earlier, level);
             string shownSubject = "'" + BoundedText.Cut(subject, 250) + "'";
             string levelName = CompatibilityLevelNames.Of(verdict.Level);

@@ -10,6 +10,7 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.Framing;
 using KafkaProtobuf.SchemaRegistry;
@@ -38,15 +39,18 @@ internal static class ConsumeCommand
         var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
         keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
         var schema = new SchemaOptions();
+        var provenance = new ProvenanceOptions();
         var command = new Command("consume", "Read a topic's records (a dead-letter topic too) and print each: key and value decoded to JSON from the writer's schema, headers, dead-letter details. No consumer group; nothing is committed.")
         {
             topic, partition, offset, fromBeginning, max, untilEnd, failOnError, keyFormat,
         };
         kafka.AddTo(command);
         schema.AddTo(command);
+        provenance.AddTo(command);
         command.SetAction(async (result, cancellationToken) =>
         {
             RecordParts parts;
+            ProvenanceCodec codec;
             var config = new ConsumerConfig
             {
                 GroupId = "kafka-protobuf-" + Guid.NewGuid().ToString("N"), // never joined: partitions are assigned
@@ -65,6 +69,7 @@ internal static class ConsumeCommand
                     throw new ArgumentException("give --offset or --from-beginning, not both");
                 }
 
+                codec = new ProvenanceCodec(provenance.Keys(result));
                 parts = schema.Parts(result, Warn, indented: false);
             }
             catch (ArgumentException e)
@@ -75,7 +80,7 @@ internal static class ConsumeCommand
 
             using (parts)
             {
-                var run = new Run(output, error, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType)), result.GetValue(schema.Format) == "pretty");
+                var run = new Run(output, error, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType), codec), result.GetValue(schema.Format) == "pretty");
                 Offset start = result.GetValue(offset) is { } at ? new Offset(at) : result.GetValue(fromBeginning) ? Offset.Beginning : Offset.End;
                 int exit = await run.ExecuteAsync(config, result.GetRequiredValue(topic), result.GetValue(partition), start, result.GetValue(max), result.GetValue(untilEnd), cancellationToken).ConfigureAwait(false);
                 return exit == ExitCodes.Ok && run.BadRecords > 0 && result.GetValue(failOnError) ? ExitCodes.BadRecords : exit;

@@ -9,6 +9,7 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Tool.Output;
 using KafkaProtobuf.Tool.Schemas;
@@ -26,6 +27,7 @@ internal static class DeadLettersCommand
     public static Command Create(TextWriter output, TextWriter error)
     {
         var kafka = new KafkaOptions();
+        var provenance = new ProvenanceOptions();
         var topic = new Option<string>("--topic", "-t") { Description = "The dead-letter topic to read.", Required = true };
         var group = new Option<string?>("--group") { Description = "The consumer group that keeps the run's progress (default: kafkaprotobuf-redrive-TOPIC, and a hash of the filters when there are any).", HelpName = "id" };
         var to = new Option<string?>("--to") { Description = "Write everything to this topic instead of each record's source topic.", HelpName = "topic" };
@@ -48,10 +50,12 @@ internal static class DeadLettersCommand
             topic, group, to, keepPartition, sourceTopic, errorCode, component, since, until, fromOffset, toOffset, key, maxRedrives, force, dryRun, rate,
         };
         kafka.AddTo(redrive);
+        provenance.AddTo(redrive);
         redrive.SetAction(async (result, cancellationToken) =>
         {
             var config = new ClientConfig();
             RedriveOptions options;
+            bool dry;
             try
             {
                 kafka.ApplyTo(config, result, warning => error.WriteLine("kafka-protobuf dead-letters redrive: warning: " + warning));
@@ -71,9 +75,10 @@ internal static class DeadLettersCommand
                     Key = result.GetValue(key) is { } text ? Encoding.UTF8.GetBytes(text) : null,
                     MaxRedrives = result.GetValue(maxRedrives),
                     Force = result.GetValue(force),
-                    DryRun = result.GetValue(dryRun),
                     RecordsPerSecond = result.GetValue(rate),
+                    ProvenanceKeys = provenance.Keys(result),
                 };
+                dry = result.GetValue(dryRun);
             }
             catch (ArgumentException e)
             {
@@ -81,11 +86,35 @@ internal static class DeadLettersCommand
                 return ExitCodes.Usage;
             }
 
-            var progress = new Progress(output, error, options.DryRun);
+            var progress = new Progress(error);
             RedriveSummary summary;
             try
             {
-                summary = await DeadLetterRedrive.RunAsync(config, options, progress.Saw, cancellationToken).ConfigureAwait(false);
+                if (dry)
+                {
+                    // The library's one dry run, a plan's: what it lists is what every front-end lists. Its run is left
+                    // unmade: without --dry-run the tool writes.
+                    RedrivePlan plan = await DeadLetterRedrive.PlanAsync(config, options, cancellationToken).ConfigureAwait(false);
+                    foreach (RedrivePlanEntry entry in plan.DeadLetters)
+                    {
+                        await output.WriteLineAsync(Describe(entry)).ConfigureAwait(false);
+                    }
+
+                    if (plan.DeadLettersCut)
+                    {
+                        await output.WriteLineAsync("… and more (the first " + RedrivePlan.MaxListedDeadLetters.ToString(CultureInfo.InvariantCulture) + " are listed; the counts cover all)").ConfigureAwait(false);
+                    }
+
+                    summary = plan.DryRun;
+                }
+                else
+                {
+                    summary = await DeadLetterRedrive.RunAsync(config, options, progress.Saw, cancellationToken).ConfigureAwait(false);
+                }
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                return ExitCodes.Interrupted; // a dry run stopped: nothing was written or committed
             }
             catch (ArgumentException e)
             {
@@ -108,7 +137,7 @@ internal static class DeadLettersCommand
             return summary.Completed ? ExitCodes.Ok : ExitCodes.Interrupted;
         });
 
-        return new Command("dead-letters", "Work with dead-letter topics: list them, a window at a time, grouped by failure; write them back once fixed.") { CreateList(output, error), redrive };
+        return new Command("dead-letters", "Work with dead-letter topics: list them, a window at a time, grouped by kind of failure; show one; write them back once fixed.") { CreateList(output, error), CreateShow(output, error), redrive };
     }
 
     /// <summary>
@@ -119,21 +148,24 @@ internal static class DeadLettersCommand
     {
         var kafka = new KafkaOptions();
         var schema = new SchemaOptions();
+        var provenance = new ProvenanceOptions();
         var topic = new Option<string>("--topic", "-t") { Description = "The dead-letter topic to read.", Required = true };
         var before = new Option<string?>("--before") { Description = "The window before this cursor (the \"older\" of the previous window, partition:offset,...); default the newest.", HelpName = "cursor" };
         var max = new Option<int>("--max", "-n") { Description = "The most dead letters in the window (1 to " + DeadLetterTopicReader.MaxWindowRecords + ").", DefaultValueFactory = _ => 50, HelpName = "n" };
         var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
         keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
-        var list = new Command("list", "A window of a dead-letter topic, newest first, grouped by failure (error code, component, first line of the message): each dead letter's source as its writer recorded it, key and value decoded. One JSON object; its \"older\" is the --before of the next window. Reads and commits nothing.")
+        var list = new Command("list", "A window of a dead-letter topic, newest first, grouped by kind of failure (error code, component, the message with what differs from record to record set aside), with a count and an example: each dead letter's source as its writer recorded it and how far that is believed, key and value decoded. One JSON object; its \"older\" is the --before of the next window. Reads and commits nothing.")
         {
             topic, before, max, keyFormat,
         };
         kafka.AddTo(list);
         schema.AddTo(list);
+        provenance.AddTo(list);
         list.SetAction(async (result, cancellationToken) =>
         {
             var config = new ClientConfig();
             RecordParts parts;
+            ProvenanceKeys? keys;
             DeadLetterCursor? cursor;
             int count = result.GetValue(max);
             void Warn(string warning) => error.WriteLine("kafka-protobuf dead-letters list: warning: " + warning);
@@ -150,6 +182,7 @@ internal static class DeadLettersCommand
                     throw new ArgumentException("--max must be 1 to " + DeadLetterTopicReader.MaxWindowRecords.ToString(CultureInfo.InvariantCulture));
                 }
 
+                keys = provenance.Keys(result);
                 parts = schema.Parts(result, Warn, indented: false);
             }
             catch (ArgumentException e)
@@ -159,7 +192,7 @@ internal static class DeadLettersCommand
             }
 
             using (parts)
-            using (var reader = new DeadLetterTopicReader(config))
+            using (var reader = new DeadLetterTopicReader(config, keys))
             {
                 string name = result.GetRequiredValue(topic);
                 DeadLetterWindow? window;
@@ -182,7 +215,7 @@ internal static class DeadLettersCommand
                 var buffer = new ArrayBufferWriter<byte>();
                 try
                 {
-                    await WriteWindowAsync(buffer, window, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType)), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
+                    await WriteWindowAsync(buffer, window, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType), new ProvenanceCodec(keys)), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
                 }
                 catch (SchemaUnavailableException e)
                 {
@@ -195,6 +228,93 @@ internal static class DeadLettersCommand
             }
         });
         return list;
+    }
+
+    /// <summary>
+    /// <c>dead-letters show --topic T.dlq --partition P --offset O</c>: one dead letter, decoded, with where its record
+    /// came from and how far that is believed, as a redrive would read it. One JSON object; reads and commits nothing.
+    /// </summary>
+    private static Command CreateShow(TextWriter output, TextWriter error)
+    {
+        var kafka = new KafkaOptions();
+        var schema = new SchemaOptions();
+        var provenance = new ProvenanceOptions();
+        var topic = new Option<string>("--topic", "-t") { Description = "The dead-letter topic.", Required = true };
+        var partition = new Option<int>("--partition", "-p") { Description = "The dead letter's partition.", Required = true, HelpName = "n" };
+        var offset = new Option<long>("--offset", "-o") { Description = "The dead letter's offset.", Required = true, HelpName = "n" };
+        var keyFormat = new Option<string>("--key-format") { Description = "framed: keys are framed like values; string: UTF-8 text; bytes: base64.", DefaultValueFactory = _ => "framed", HelpName = "framed|string|bytes" };
+        keyFormat.AcceptOnlyFromAmong("framed", "string", "bytes");
+        var show = new Command("show", "One dead letter: key and value decoded, headers, and what its writer recorded (where its record came from, why it failed, how often it was redriven) with how far that is believed. One JSON object; exit code 2 when there is no record there, 3 when Kafka cannot be reached. Reads and commits nothing.")
+        {
+            topic, partition, offset, keyFormat,
+        };
+        kafka.AddTo(show);
+        schema.AddTo(show);
+        provenance.AddTo(show);
+        show.SetAction(async (result, cancellationToken) =>
+        {
+            var config = new ClientConfig();
+            RecordParts parts;
+            ProvenanceKeys? keys;
+            void Warn(string warning) => error.WriteLine("kafka-protobuf dead-letters show: warning: " + warning);
+            try
+            {
+                kafka.ApplyTo(config, result, Warn);
+                if (result.GetValue(partition) < 0 || result.GetValue(offset) < 0)
+                {
+                    throw new ArgumentException("--partition and --offset are 0 or more");
+                }
+
+                keys = provenance.Keys(result);
+                parts = schema.Parts(result, Warn, indented: false);
+            }
+            catch (ArgumentException e)
+            {
+                await error.WriteLineAsync("kafka-protobuf dead-letters show: " + e.Message).ConfigureAwait(false);
+                return ExitCodes.Usage;
+            }
+
+            using (parts)
+            using (var reader = new DeadLetterTopicReader(config, keys))
+            {
+                string name = result.GetRequiredValue(topic);
+                DeadLetter? letter;
+                try
+                {
+                    letter = await reader.ReadAsync(name, result.GetValue(partition), result.GetValue(offset), cancellationToken).ConfigureAwait(false);
+                }
+                catch (KafkaException e)
+                {
+                    await error.WriteLineAsync("kafka-protobuf dead-letters show: cannot reach " + config.BootstrapServers + ": " + e.Error.Reason).ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                if (letter is null)
+                {
+                    await error.WriteLineAsync(TerminalText.Neutralize("kafka-protobuf dead-letters show: no record at " + name + " [" + result.GetValue(partition).ToString(CultureInfo.InvariantCulture) + "] @" + result.GetValue(offset).ToString(CultureInfo.InvariantCulture))).ConfigureAwait(false);
+                    return ExitCodes.Usage;
+                }
+
+                var buffer = new ArrayBufferWriter<byte>();
+                try
+                {
+                    using var writer = new Utf8JsonWriter(buffer, result.GetValue(schema.Format) == "pretty" ? JsonFormat.Indented : JsonFormat.Compact);
+                    JsonFormat.WriteStartObject(writer);
+                    await new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType), new ProvenanceCodec(keys))
+                        .WritePropertiesAsync(writer, letter.Record, cancellationToken).ConfigureAwait(false);
+                    writer.WriteEndObject();
+                }
+                catch (SchemaUnavailableException e)
+                {
+                    await error.WriteLineAsync("kafka-protobuf dead-letters show: the schema registry failed: " + e.Message).ConfigureAwait(false);
+                    return ExitCodes.ConnectionFailure;
+                }
+
+                await output.WriteLineAsync(TerminalText.EscapeBidi(Encoding.UTF8.GetString(buffer.WrittenSpan))).ConfigureAwait(false);
+                return ExitCodes.Ok;
+            }
+        });
+        return show;
     }
 
     private static async Task WriteWindowAsync(ArrayBufferWriter<byte> buffer, DeadLetterWindow window, RecordJson records, bool indented, CancellationToken cancellationToken)
@@ -230,7 +350,8 @@ internal static class DeadLettersCommand
             writer.WriteStartObject();
             writer.WriteString("errorCode", group.ErrorCode);
             writer.WriteString("component", group.Component);
-            writer.WriteString("firstLine", group.FirstLine);
+            writer.WriteString("pattern", group.Pattern);
+            writer.WriteString("example", group.Example);
             writer.WriteNumber("count", group.DeadLetters.Count);
             writer.WriteStartArray("records");
             foreach (DeadLetter deadLetter in group.DeadLetters)
@@ -248,8 +369,14 @@ internal static class DeadLettersCommand
         writer.WriteEndObject();
     }
 
-    /// <summary>What a run says as it goes: in a dry run each record it would write; otherwise a line a second of counts and rate.</summary>
-    private sealed class Progress(TextWriter output, TextWriter error, bool dryRun)
+    /// <summary>A dead letter a dry run lists: what a redrive would do, its source and where it is (every field from Kafka made inert).</summary>
+    private static string Describe(RedrivePlanEntry entry) =>
+        TerminalText.Neutralize(string.Create(
+            CultureInfo.InvariantCulture,
+            $"{RedriveOutcomes.Describe(entry.Outcome, dryRun: true)}: {entry.DescribeSource()}, dead letter {entry.Position.Topic} [{entry.Position.Partition.Value}] @{entry.Position.Offset.Value} ({entry.ErrorCode ?? "no error code"}, {entry.Component ?? "?"}, redriven {entry.RedriveCount} times)"));
+
+    /// <summary>What a run says as it goes: a line a second of counts and rate.</summary>
+    private sealed class Progress(TextWriter error)
     {
         private readonly Stopwatch _clock = Stopwatch.StartNew();
         private TimeSpan _lastLine;
@@ -264,13 +391,7 @@ internal static class DeadLettersCommand
                 _written++;
             }
 
-            if (dryRun)
-            {
-                output.WriteLine(TerminalText.Neutralize(string.Create(
-                    CultureInfo.InvariantCulture,
-                    $"{RedriveOutcomes.Describe(outcome, dryRun: true)}: {deadLetter.SourceTopic ?? "?"}[{deadLetter.SourcePartition?.ToString(CultureInfo.InvariantCulture) ?? "?"}]@{deadLetter.SourceOffset?.ToString(CultureInfo.InvariantCulture) ?? "?"} from {deadLetter.Record.Topic}[{deadLetter.Record.Partition.Value}]@{deadLetter.Record.Offset.Value} ({deadLetter.ErrorCode ?? "no error code"}, {deadLetter.Component ?? "?"}, redriven {deadLetter.RedriveCount} times)")));
-            }
-            else if (_clock.Elapsed - _lastLine >= TimeSpan.FromSeconds(1))
+            if (_clock.Elapsed - _lastLine >= TimeSpan.FromSeconds(1))
             {
                 _lastLine = _clock.Elapsed;
                 error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"read {_read}, written {_written}, {_written / Math.Max(_clock.Elapsed.TotalSeconds, 0.001):F0} records/s"));

@@ -10,7 +10,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using Confluent.Kafka.Admin;
-using KafkaProtobuf.Shared;
+using KafkaProtobuf.Lag;
 using KafkaProtobuf.Tool.Output;
 
 namespace KafkaProtobuf.Tool.Commands;
@@ -33,7 +33,7 @@ internal static class LagCommand
         kafka.AddTo(command);
         command.SetAction(async (result, cancellationToken) =>
         {
-            var config = new ConsumerConfig { EnableAutoCommit = false, AllowAutoCreateTopics = false };
+            var config = new ClientConfig();
             try
             {
                 kafka.ApplyTo(config, result, warning => error.WriteLine("kafka-protobuf lag: warning: " + warning));
@@ -44,18 +44,17 @@ internal static class LagCommand
                 return ExitCodes.Usage;
             }
 
-            config.GroupId = result.GetRequiredValue(group);
-            if (string.IsNullOrWhiteSpace(config.GroupId))
+            string groupId = result.GetRequiredValue(group);
+            if (string.IsNullOrWhiteSpace(groupId))
             {
                 await error.WriteLineAsync("kafka-protobuf lag: --group is empty: give the consumer group's id").ConfigureAwait(false);
                 return ExitCodes.Usage;
             }
 
-            IReadOnlyList<PartitionLagRow> rows;
-            string? ownersUnknown = null;
+            ConsumerGroupLag lag;
             try
             {
-                rows = await Task.Run(() => GroupLag.Measure(config, result.GetValue(topic) ?? [], cancellationToken, out ownersUnknown), cancellationToken).ConfigureAwait(false);
+                lag = await ConsumerGroupLag.MeasureAsync(config, groupId, result.GetValue(topic) ?? [], cancellationToken).ConfigureAwait(false);
             }
             catch (KafkaException e)
             {
@@ -63,32 +62,32 @@ internal static class LagCommand
                 return ExitCodes.ConnectionFailure;
             }
 
-            if (ownersUnknown is not null)
+            if (lag.OwnersUnknown is { } ownersUnknown)
             {
                 await error.WriteLineAsync("kafka-protobuf lag: owners not shown, the brokers did not describe the group: " + TerminalText.Neutralize(ownersUnknown)).ConfigureAwait(false);
             }
 
-            if (GroupLag.NothingCommitted(rows, config.GroupId, TerminalText.Neutralize) is { } nothing)
+            if (lag.NothingCommitted is { } nothing)
             {
                 await error.WriteLineAsync("kafka-protobuf lag: " + nothing).ConfigureAwait(false);
             }
 
-            await output.WriteAsync(result.GetValue(format) == "json" ? Json(config.GroupId, rows) : GroupLag.Table(rows, TerminalText.Neutralize)).ConfigureAwait(false);
+            await output.WriteAsync(result.GetValue(format) == "json" ? Json(lag) : lag.ToTable()).ConfigureAwait(false);
             return ExitCodes.Ok;
         });
         return command;
     }
 
-    private static string Json(string group, IReadOnlyList<PartitionLagRow> rows)
+    private static string Json(ConsumerGroupLag lag)
     {
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
         {
             JsonFormat.WriteStartObject(writer);
-            writer.WriteString("group", group);
-            writer.WriteNumber("totalLag", rows.Sum(r => r.Lag ?? 0));
+            writer.WriteString("group", lag.GroupId);
+            writer.WriteNumber("totalLag", lag.TotalLag);
             writer.WriteStartArray("partitions");
-            foreach (PartitionLagRow row in rows)
+            foreach (PartitionLag row in lag.Partitions)
             {
                 writer.WriteStartObject();
                 writer.WriteString("topic", row.Topic);

@@ -11,7 +11,6 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.Decoding;
 using KafkaProtobuf.SchemaRegistry;
-using KafkaProtobuf.Shared;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tool.Output;
 
@@ -96,8 +95,9 @@ internal static class SchemaCommand
                 }
                 else
                 {
-                    (earlier, CompatibilityLevel subjectLevel) = await SubjectHistory.ReadAsync(client, subjectName!, cancellationToken).ConfigureAwait(false);
-                    chosen = levelName is null ? subjectLevel : chosen;
+                    SubjectHistory history = await SubjectHistory.ReadAsync(client, subjectName!, cancellationToken).ConfigureAwait(false);
+                    earlier = history.Versions;
+                    chosen = levelName is null ? history.Level : chosen;
                 }
 
                 verdict = ProtobufCompatibility.Check(after, earlier, chosen); // a schema too deep to compare is the file's fault too

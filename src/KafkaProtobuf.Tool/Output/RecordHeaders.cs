@@ -4,6 +4,7 @@ using System.Text;
 using System.Text.Json;
 using Confluent.Kafka;
 using System.Collections.Generic;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 
 namespace KafkaProtobuf.Tool.Output;
@@ -13,8 +14,11 @@ internal static class RecordHeaders
 {
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
-    /// <summary>The record's headers, then, for a dead letter this package wrote, what its writer recorded (<see cref="DeadLetter.Read"/>: never what the record's own headers claim).</summary>
-    public static void Write(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record)
+    /// <summary>
+    /// The record's headers, then, for a dead letter this package wrote, what its writer recorded and how far that is
+    /// believed (<see cref="ProvenanceCodec.Read"/>: never what the record's own headers claim).
+    /// </summary>
+    public static void Write(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record, ProvenanceCodec provenance)
     {
         writer.WriteStartArray("headers");
         foreach (IHeader header in (IEnumerable<IHeader>?)record.Message.Headers ?? [])
@@ -40,11 +44,13 @@ internal static class RecordHeaders
 
         writer.WriteEndArray();
 
-        DeadLetter deadLetter = DeadLetter.Read(record);
-        if (deadLetter.ErrorCode is not null)
+        DeadLetter deadLetter = provenance.Read(record);
+        if (deadLetter.ErrorCode is not null || deadLetter.Provenance == ProvenanceStatus.Unverified)
         {
             writer.WriteStartObject("deadLetter");
-            writer.WriteString("errorCode", deadLetter.ErrorCode);
+            writer.WriteString("provenance", ProvenanceName(deadLetter.Provenance));
+            writer.WriteString("source", deadLetter.DescribeSource());
+            WriteIfPresent(writer, "errorCode", deadLetter.ErrorCode);
             if (deadLetter.ErrorOffset is { } errorOffset)
             {
                 writer.WriteNumber("errorOffset", errorOffset);
@@ -71,6 +77,15 @@ internal static class RecordHeaders
             writer.WriteEndObject();
         }
     }
+
+    /// <summary>A provenance as the tool's JSON names it: none, unchecked, verified or unverified.</summary>
+    public static string ProvenanceName(ProvenanceStatus provenance) => provenance switch
+    {
+        ProvenanceStatus.Unchecked => "unchecked",
+        ProvenanceStatus.Verified => "verified",
+        ProvenanceStatus.Unverified => "unverified",
+        _ => "none",
+    };
 
     private static void WriteIfPresent(Utf8JsonWriter writer, string property, string? value)
     {

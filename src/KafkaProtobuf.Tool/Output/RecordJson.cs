@@ -4,6 +4,7 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Tool.Schemas;
 
 namespace KafkaProtobuf.Tool.Output;
@@ -12,7 +13,7 @@ namespace KafkaProtobuf.Tool.Output;
 /// A record's fields as <c>consume</c> and <c>dead-letters list</c> print them: its place and time, key and value taken
 /// apart and decoded, headers, and a dead letter's details as its writer recorded them.
 /// </summary>
-internal sealed class RecordJson(RecordParts parts, string keyFormat, string? expectedValueType)
+internal sealed class RecordJson(RecordParts parts, string keyFormat, string? expectedValueType, ProvenanceCodec provenance)
 {
     /// <summary>Writes the record's properties into an object already started; true when its key or value could not be read.</summary>
     /// <exception cref="SchemaUnavailableException">The schema source failed.</exception>
@@ -25,7 +26,7 @@ internal sealed class RecordJson(RecordParts parts, string keyFormat, string? ex
         bool bad = await WritePartAsync(writer, record.Message.Key, MessageComponentType.Key, record.Topic, headers, keyFormat, cancellationToken).ConfigureAwait(false);
         writer.WritePropertyName("value");
         bad |= await WritePartAsync(writer, record.Message.Value, MessageComponentType.Value, record.Topic, headers, "framed", cancellationToken).ConfigureAwait(false);
-        RecordHeaders.Write(writer, record);
+        RecordHeaders.Write(writer, record, provenance);
         return bad;
     }
 

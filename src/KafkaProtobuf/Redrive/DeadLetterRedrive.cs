@@ -19,8 +19,11 @@ public static class DeadLetterRedrive
 {
     /// <summary>Runs a redrive on a thread of the pool.</summary>
     /// <inheritdoc cref="Run"/>
-    public static Task<RedriveSummary> RunAsync(ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter = null, CancellationToken cancellationToken = default) =>
-        Task.Run(() => Run(kafka, options, onDeadLetter, cancellationToken), CancellationToken.None);
+    public static Task<RedriveSummary> RunAsync(ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter = null, CancellationToken cancellationToken = default)
+    {
+        Check(kafka, options);
+        return Task.Run(() => Run(kafka, options, onDeadLetter, cancellationToken), CancellationToken.None);
+    }
 
     /// <summary>Runs a redrive: every dead letter in the topic when it starts, from where the group's last run stopped.</summary>
     /// <param name="kafka">How to reach the cluster (bootstrap servers, security); the consumer's and producer's own settings are the redrive's.</param>
@@ -33,37 +36,47 @@ public static class DeadLetterRedrive
     /// <exception cref="KafkaException">The cluster could not be asked (metadata, committed offsets, watermarks).</exception>
     public static RedriveSummary Run(ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter = null, CancellationToken cancellationToken = default)
     {
-        if (kafka is null)
+        Check(kafka, options);
+#pragma warning disable CS0618 // the one dry-run path: a plan's
+        if (options.DryRun)
         {
-            throw new ArgumentNullException(nameof(kafka));
+            return Plan(kafka, options, onDeadLetter, cancellationToken).DryRun;
         }
+#pragma warning restore CS0618
 
-        if (options is null)
-        {
-            throw new ArgumentNullException(nameof(options));
-        }
-
-        options.Validate();
         return Execute(kafka, options, onDeadLetter, null, cancellationToken).Summary;
     }
 
     /// <summary>
     /// A dry run that leaves a plan: what a redrive with these options would write now, which
     /// <see cref="RedrivePlan.RunAsync(CancellationToken)"/> then writes, exactly: the same filters, up to where this dry
-    /// run read (dead letters that arrive later wait for another plan), once.
+    /// run read (dead letters that arrive later wait for another plan), once. The one dry run there is
+    /// (<see cref="RedriveOptions.DryRun"/> runs this one).
     /// </summary>
     /// <param name="kafka">How to reach the cluster (bootstrap servers, security).</param>
-    /// <param name="options">What to redrive, and where (<see cref="RedriveOptions.DryRun"/> is ignored: the plan's dry run writes nothing, its run writes). Copied.</param>
+    /// <param name="options">What to redrive, and where. Copied.</param>
     /// <param name="cancellationToken">Stops the dry run.</param>
     /// <returns>The plan.</returns>
-    /// <exception cref="ArgumentException">The options break a rule.</exception>
+    /// <exception cref="ArgumentNullException"><paramref name="kafka"/> or <paramref name="options"/> is null (thrown at the call).</exception>
+    /// <exception cref="ArgumentException">The options break a rule, or ask for a dry run (a plan is one already): thrown at the call.</exception>
     /// <exception cref="InvalidOperationException">The dead-letter topic does not exist.</exception>
     /// <exception cref="KafkaException">The cluster could not be asked (metadata, committed offsets, watermarks).</exception>
     /// <exception cref="OperationCanceledException">Cancelled before the dry run read everything.</exception>
-    public static Task<RedrivePlan> PlanAsync(ClientConfig kafka, RedriveOptions options, CancellationToken cancellationToken) =>
-        Task.Run(() => Plan(kafka, options, cancellationToken), CancellationToken.None);
+    public static Task<RedrivePlan> PlanAsync(ClientConfig kafka, RedriveOptions options, CancellationToken cancellationToken = default)
+    {
+        Check(kafka, options);
+#pragma warning disable CS0618
+        if (options.DryRun)
+        {
+            throw new ArgumentException("A plan is a dry run already: leave RedriveOptions.DryRun unset (it is obsolete), and run the plan to write.", nameof(options));
+        }
+#pragma warning restore CS0618
 
-    private static RedrivePlan Plan(ClientConfig kafka, RedriveOptions options, CancellationToken cancellationToken)
+        return Task.Run(() => Plan(kafka, options, null, cancellationToken), CancellationToken.None);
+    }
+
+    /// <summary>Refuses, at the call, what no run could use.</summary>
+    private static void Check(ClientConfig kafka, RedriveOptions options)
     {
         if (kafka is null)
         {
@@ -76,6 +89,10 @@ public static class DeadLetterRedrive
         }
 
         options.Validate();
+    }
+
+    private static RedrivePlan Plan(ClientConfig kafka, RedriveOptions options, Action<DeadLetter, RedriveOutcome>? onDeadLetter, CancellationToken cancellationToken)
+    {
         RedriveOptions dryRun = options.Copy(dryRun: true);
         var entries = new List<RedrivePlanEntry>();
         long listable = 0;
@@ -89,6 +106,8 @@ public static class DeadLetterRedrive
                 {
                     entries.Add(new RedrivePlanEntry(letter, outcome));
                 }
+
+                onDeadLetter?.Invoke(letter, outcome);
             },
             null,
             cancellationToken);

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Redrive;
 
@@ -24,14 +25,24 @@ public sealed class DeadLetterTopicReader : IDisposable
 
     private readonly ConsumerConfig _config;
     private readonly SemaphoreSlim _turn = new(1, 1);
+    private readonly ProvenanceCodec _codec;
     private IConsumer<byte[], byte[]>? _consumer;
     private IAdminClient? _metadata;
     private bool _disposed;
 
-    /// <summary>Creates a reader; it connects on its first read.</summary>
+    /// <summary>Creates a reader that reads dead letters without keys (signed blocks read unchecked); it connects on its first read.</summary>
     /// <param name="kafka">How to reach the cluster (bootstrap servers, security). Copied.</param>
     public DeadLetterTopicReader(ClientConfig kafka)
+        : this(kafka, null)
     {
+    }
+
+    /// <summary>Creates a reader; it connects on its first read.</summary>
+    /// <param name="kafka">How to reach the cluster (bootstrap servers, security). Copied.</param>
+    /// <param name="provenanceKeys">The keys dead letters' blocks are verified with (<see cref="ProvenanceKeys"/>); null: read unchecked.</param>
+    public DeadLetterTopicReader(ClientConfig kafka, ProvenanceKeys? provenanceKeys)
+    {
+        _codec = new ProvenanceCodec(provenanceKeys);
         if (kafka is null)
         {
             throw new ArgumentNullException(nameof(kafka));
@@ -101,7 +112,7 @@ public sealed class DeadLetterTopicReader : IDisposable
             {
                 List<ConsumeResult<byte[], byte[]>> read = Read(new Dictionary<int, (long, long)> { [partition] = (offset, offset + 1) }, topic, cancellationToken);
                 ConsumeResult<byte[], byte[]>? record = read.FirstOrDefault(r => r.Offset.Value == offset);
-                return record is null ? null : DeadLetter.Read(record);
+                return record is null ? null : _codec.Read(record);
             },
             cancellationToken).ConfigureAwait(false);
     }
@@ -191,7 +202,7 @@ public sealed class DeadLetterTopicReader : IDisposable
         return new DeadLetterWindow(
             topic,
             ranges.AsReadOnly(),
-            taken.Select(DeadLetter.Read).ToList().AsReadOnly(),
+            taken.Select(_codec.Read).ToList().AsReadOnly(),
             more ? DeadLetterCursor.Before(older) : null);
     }
 

@@ -57,7 +57,8 @@ public sealed class RedriveOptions
     /// <summary>Redrive records past <see cref="MaxRedrives"/> too.</summary>
     public bool Force { get; set; }
 
-    /// <summary>Write nothing and commit nothing: report what would be written.</summary>
+    /// <summary>Write nothing and commit nothing: report what would be written (the dry run of <see cref="DeadLetterRedrive.PlanAsync"/>, whose plan then writes exactly that).</summary>
+    [Obsolete("Plan instead: DeadLetterRedrive.PlanAsync is the dry run, and its plan's RunAsync writes exactly what it showed, once. DeadLetterRedrive.Run with DryRun runs that dry run and keeps only its summary.")]
     public bool DryRun { get; set; }
 
     /// <summary>At most this many records written a second; <see langword="null"/>: as fast as the broker takes them.</summary>
@@ -145,7 +146,9 @@ public sealed class RedriveOptions
         Key = Key is null ? null : (byte[])Key.Clone(),
         MaxRedrives = MaxRedrives,
         Force = Force,
+#pragma warning disable CS0618 // the run's own flag: a plan's dry run, or its run
         DryRun = dryRun,
+#pragma warning restore CS0618
         RecordsPerSecond = RecordsPerSecond,
         RunId = RunId,
         ProvenanceKeys = ProvenanceKeys,

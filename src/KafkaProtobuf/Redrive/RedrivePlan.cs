@@ -27,6 +27,9 @@ public sealed class RedrivePlan
     private readonly object _gate = new();
     private RedrivePlanState _state = RedrivePlanState.Planned;
     private RedriveSummary? _result;
+    private DateTimeOffset? _startedAt;
+    private DateTimeOffset? _endedAt;
+    private string? _failure;
     private long _written;
     private long _skipped;
     private long _failed;
@@ -74,10 +77,58 @@ public sealed class RedrivePlan
         }
     }
 
+    /// <summary>Why it may not run now, or <see cref="RedriveRefusal.None"/> (<see cref="RedriveOutcomes.Describe(RedriveRefusal)"/> words it).</summary>
+    public RedriveRefusal Refusal
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return RefusalNow(_options.EffectiveGroupId);
+            }
+        }
+    }
+
+    /// <summary>When its last run started, or null before it ran.</summary>
+    public DateTimeOffset? StartedAt
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _startedAt;
+            }
+        }
+    }
+
+    /// <summary>When its last run ended, or null while it runs or before it ran.</summary>
+    public DateTimeOffset? EndedAt
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _endedAt;
+            }
+        }
+    }
+
+    /// <summary>Why its last run did not complete (a write or commit failed, Kafka could not be asked), or null.</summary>
+    public string? Failure
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _failure;
+            }
+        }
+    }
+
     /// <summary>Dead letters its runs have written back so far.</summary>
     public long Written => Interlocked.Read(ref _written);
 
-    /// <summary>Dead letters its runs have left so far (a filter, the loop limit, no source).</summary>
+    /// <summary>Dead letters its runs have left so far (a filter, the loop limit, no source, a source not believed).</summary>
     public long Skipped => Interlocked.Read(ref _skipped);
 
     /// <summary>Writes that failed in its runs so far (each stops its run).</summary>
@@ -98,35 +149,34 @@ public sealed class RedrivePlan
     /// <summary>Runs the plan (or resumes its stopped run) on a thread of the pool.</summary>
     /// <param name="cancellationToken">Stops the run early: what was written is acknowledged and committed first, and the plan can be run again.</param>
     /// <returns>What the run did.</returns>
-    /// <exception cref="InvalidOperationException">The plan is running or completed, or a plan with its topic and filters is running in this process.</exception>
+    /// <exception cref="InvalidOperationException">The plan may not run (<see cref="Refusal"/>: it is running or completed, or a plan with its topic and filters is running in this process), worded as <see cref="RedriveOutcomes.Describe(RedriveRefusal)"/> words it.</exception>
     public Task<RedriveSummary> RunAsync(CancellationToken cancellationToken) => RunAsync(null, cancellationToken);
 
     /// <summary>Runs the plan (or resumes its stopped run) on a thread of the pool, telling of each dead letter.</summary>
     /// <param name="onDeadLetter">Told of each dead letter read and what was done with it (on the run's thread; keep it short).</param>
     /// <param name="cancellationToken">Stops the run early: what was written is acknowledged and committed first, and the plan can be run again.</param>
     /// <returns>What the run did.</returns>
-    /// <exception cref="InvalidOperationException">The plan is running or completed, or a plan with its topic and filters is running in this process.</exception>
+    /// <exception cref="InvalidOperationException">The plan may not run (<see cref="Refusal"/>: it is running or completed, or a plan with its topic and filters is running in this process), worded as <see cref="RedriveOutcomes.Describe(RedriveRefusal)"/> words it.</exception>
     public Task<RedriveSummary> RunAsync(Action<DeadLetter, RedriveOutcome>? onDeadLetter, CancellationToken cancellationToken)
     {
         string group = _options.EffectiveGroupId;
         lock (_gate)
         {
-            if (_state is RedrivePlanState.Running or RedrivePlanState.Completed)
+            RedriveRefusal refusal = RefusalNow(group);
+            if (refusal != RedriveRefusal.None)
             {
-                throw new InvalidOperationException(_state == RedrivePlanState.Running
-                    ? "This plan is running."
-                    : "This plan was run to its end: plan again to see what is left.");
+                throw new InvalidOperationException(RedriveOutcomes.Describe(refusal));
             }
 
             lock (RunningGroups)
             {
-                if (!RunningGroups.Add(group))
-                {
-                    throw new InvalidOperationException("A redrive of " + DeadLetterTopic + " with these filters is running in this process.");
-                }
+                RunningGroups.Add(group);
             }
 
             _state = RedrivePlanState.Running;
+            _startedAt = DateTimeOffset.UtcNow;
+            _endedAt = null;
+            _failure = null;
         }
 
         return Task.Run(() => Run(onDeadLetter, group, cancellationToken), CancellationToken.None);
@@ -135,6 +185,20 @@ public sealed class RedrivePlan
     /// <inheritdoc/>
     public override string ToString() =>
         "redrive of " + DeadLetterTopic + " (filters: " + Filters + "): " + State.ToString().ToLowerInvariant() + "; the dry run " + DryRun;
+
+    /// <summary>Under <see cref="_gate"/>: why it may not run now.</summary>
+    private RedriveRefusal RefusalNow(string group)
+    {
+        if (_state is RedrivePlanState.Running or RedrivePlanState.Completed)
+        {
+            return _state == RedrivePlanState.Running ? RedriveRefusal.Running : RedriveRefusal.Completed;
+        }
+
+        lock (RunningGroups)
+        {
+            return RunningGroups.Contains(group) ? RedriveRefusal.SameFiltersRunning : RedriveRefusal.None;
+        }
+    }
 
     private RedriveSummary Run(Action<DeadLetter, RedriveOutcome>? onDeadLetter, string group, CancellationToken cancellationToken)
     {
@@ -146,9 +210,19 @@ public sealed class RedrivePlan
             lock (_gate)
             {
                 _result = summary;
+                _failure = summary.Failure;
             }
 
             return summary;
+        }
+        catch (Exception e)
+        {
+            lock (_gate)
+            {
+                _failure = e is OperationCanceledException ? "stopped before it began" : BoundedText.Describe(e);
+            }
+
+            throw;
         }
         finally
         {
@@ -160,6 +234,7 @@ public sealed class RedrivePlan
             lock (_gate)
             {
                 _state = ended;
+                _endedAt = DateTimeOffset.UtcNow;
             }
         }
 

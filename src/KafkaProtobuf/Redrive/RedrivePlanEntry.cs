@@ -1,4 +1,5 @@
 using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
 
 namespace KafkaProtobuf.Redrive;
 
@@ -14,6 +15,8 @@ public sealed class RedrivePlanEntry
         ErrorCode = deadLetter.ErrorCode;
         Component = deadLetter.Component;
         RedriveCount = deadLetter.RedriveCount;
+        Provenance = deadLetter.Provenance;
+        ProvenanceProblem = deadLetter.ProvenanceProblem;
         Outcome = outcome;
     }
 
@@ -37,6 +40,16 @@ public sealed class RedrivePlanEntry
 
     /// <summary>How many times its record was redriven already.</summary>
     public int RedriveCount { get; }
+
+    /// <summary>How far its source is believed (<see cref="Redrive.DeadLetter.Provenance"/>).</summary>
+    public ProvenanceStatus Provenance { get; }
+
+    /// <summary>Why its source is not believed, in words; otherwise null.</summary>
+    public string? ProvenanceProblem { get; }
+
+    /// <summary>Where its record came from, as <see cref="Redrive.DeadLetter.DescribeSource"/> says it.</summary>
+    /// <returns>The text (from Kafka: make it inert to show it).</returns>
+    public string DescribeSource() => SourceText.Of(SourceTopic, SourcePartition, SourceOffset, Provenance, ProvenanceProblem);
 
     /// <summary>What the plan's run will do with it (<see cref="RedriveOutcome.Written"/>: write it back).</summary>
     public RedriveOutcome Outcome { get; }

@@ -14,6 +14,7 @@ namespace KafkaProtobuf.Redrive;
 /// starts, or, for a plan's run, up to the end the plan's dry run read to (<paramref name="plannedEnds"/>; a partition
 /// the plan did not see is not read).
 /// </summary>
+#pragma warning disable CS0618 // RedriveOptions.DryRun: the flag a plan's dry run runs with
 internal sealed class RedriveRun(
     IConsumer<byte[], byte[]> consumer,
     IProducer<byte[], byte[]> producer,
@@ -299,4 +300,4 @@ internal sealed class RedriveRun(
         }
     }
 }
-
+#pragma warning restore CS0618

@@ -294,6 +294,62 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal([5L], Committed("payments", 1));
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task ARecordWrittenStraightIntoATier_WithAForgedHop_IsSeenByItsHandlerAsItsDeadLetterSaysItCameFrom(bool withKeys)
+    {
+        // Issue 67's third row, end to end: produced into the real tier orders.retry.1, ending with one forged hop naming
+        // orders [5] @999 (signed, with keys, by the attacker's own key). The handler's view and the dead letter agree:
+        // with keys, the hop does not verify (the record is where it is, no believed source); without, the boundary.
+        ProduceAcrossPartitions("orders", 1, 0);
+        CreateTopics("orders");
+        var ownKey = new ProvenanceKeys([Enumerable.Range(0, 32).Select(i => (byte)i).ToArray()]);
+        var attackersKey = new ProvenanceKeys([Enumerable.Range(0, 32).Select(i => (byte)(255 - i)).ToArray()]);
+        var original = new ConsumeResult<byte[], byte[]>
+        {
+            TopicPartitionOffset = new TopicPartitionOffset("orders", 5, 999),
+            Message = new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("forged"), Value = GoodValue(999), Headers = [] },
+        };
+        Message<byte[], byte[]> forged = new ProvenanceCodec(withKeys ? attackersKey : null)
+            .ToRetryCopy(original, new TimeoutException("forged"), null, new RetryTier("orders", 1), DateTimeOffset.UnixEpoch, DateTimeOffset.UnixEpoch);
+        using (IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(Cluster.CreateProducerConfig()).Build())
+        {
+            await producer.ProduceAsync(new TopicPartition("orders.retry.1", 0), forged).WaitAsync(Deadline);
+        }
+
+        var seen = new ConcurrentQueue<TopicPartitionOffset>();
+        IHost host = StartHost("tier-forgery", "orders", (record, _) =>
+        {
+            seen.Enqueue(record.TopicPartitionOffset);
+            throw new TimeoutException("still failing");
+        }, options =>
+        {
+            Options(options);
+            options.ProvenanceKeys = withKeys ? ownKey : null;
+        });
+
+        List<ConsumeResult<byte[], byte[]>> letters = [];
+        Wait.Until(() => (letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "orders.dlq", Deadline)).Count > 0, "the forged copy's dead letter after both tiers", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+        global::KafkaProtobuf.Redrive.DeadLetter letter = new ProvenanceCodec(withKeys ? ownKey : null).Read(Assert.Single(letters));
+
+        if (withKeys)
+        {
+            Assert.Equal(ProvenanceStatus.Unverified, letter.Provenance);
+            Assert.Null(letter.SourceTopic);
+            Assert.All(seen, p => Assert.StartsWith("orders.retry.", p.Topic, StringComparison.Ordinal)); // where it is: never as orders [5] @999
+        }
+        else
+        {
+            Assert.Equal(ProvenanceStatus.Unchecked, letter.Provenance);
+            Assert.Equal(("orders", 5, 999L), (letter.SourceTopic, letter.SourcePartition!.Value, letter.SourceOffset!.Value));
+            Assert.All(seen, p => Assert.Equal(new TopicPartitionOffset("orders", 5, 999), p));
+        }
+
+        Assert.Equal(4, seen.Count); // two attempts on each tier
+    }
+
     [Fact]
     public async Task ForgedRetryAndSourceHeaders_OnTheMainTopic_NeitherHoldItsPartition_NorCrashTheLoop_NorRouteOrDisguiseTheRecord()
     {

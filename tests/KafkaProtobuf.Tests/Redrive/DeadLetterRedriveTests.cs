@@ -11,6 +11,9 @@ using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Shared;
 using Xunit;
 
+// RedriveOptions.DryRun is obsolete (a plan is the dry run) but shipped: it still dry-runs, through the plan's one path.
+#pragma warning disable CS0618
+
 namespace KafkaProtobuf.Tests.Redrive;
 
 /// <summary>
@@ -275,7 +278,9 @@ public sealed class DeadLetterRedriveTests : IDisposable
     public async Task APlan_WritesWhatItsDryRunShowed_NotWhatCameAfter_AndOnlyOnce()
     {
         DeadLetter(4);
-        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, DryRun = true }, CancellationToken.None).WaitAsync(Deadline);
+        ArgumentException dryRunAsked = Assert.Throws<ArgumentException>(() => { _ = DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic, DryRun = true }); });
+        Assert.Contains("A plan is a dry run already", dryRunAsked.Message, StringComparison.Ordinal); // refused at the call, not ignored
+        RedrivePlan plan = await DeadLetterRedrive.PlanAsync(Kafka, new RedriveOptions { DeadLetterTopic = DeadLetterTopic }, CancellationToken.None).WaitAsync(Deadline);
 
         Assert.Equal(RedrivePlanState.Planned, plan.State);
         Assert.Equal(4, plan.DryRun.Written);

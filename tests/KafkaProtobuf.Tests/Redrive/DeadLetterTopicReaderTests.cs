@@ -98,10 +98,10 @@ public sealed class DeadLetterTopicReaderTests : IDisposable
 
         Assert.Equal(2, window.Groups.Count);
         DeadLetterGroup format = window.Groups[0];
-        Assert.Equal(("System.FormatException", "handler", "bad number"), (format.ErrorCode, format.Component, format.FirstLine));
+        Assert.Equal(("System.FormatException", "handler", "bad number"), (format.ErrorCode, format.Component, format.Example));
         Assert.Equal(2, format.DeadLetters.Count); // the same first line: one group
         DeadLetterGroup timeout = window.Groups[1];
-        Assert.Equal(DeadLetterGroup.MaxFirstLineChars, timeout.FirstLine.Length);
+        Assert.Equal(DeadLetterGroup.MaxFirstLineChars, timeout.Example.Length);
         Assert.Equal(4, timeout.DeadLetters.Count);
         Assert.All(window.DeadLetters, d => Assert.Equal("orders", d.SourceTopic));
     }

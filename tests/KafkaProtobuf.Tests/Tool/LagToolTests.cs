@@ -8,7 +8,7 @@ using Confluent.Kafka.Admin;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tool.Commands;
-using KafkaProtobuf.Shared;
+using KafkaProtobuf.Lag;
 using Xunit;
 
 namespace KafkaProtobuf.Tests.Tool;
@@ -93,7 +93,7 @@ public sealed class LagToolTests : IDisposable
             ],
         };
 
-        var owners = GroupLag.OwnersOf([described]);
+        var owners = ConsumerGroupLag.OwnersOf([described]);
 
         Assert.Equal(3, owners.Count);
         Assert.Equal("orders-service /10.0.0.7", owners[new TopicPartition("orders", 0)]);

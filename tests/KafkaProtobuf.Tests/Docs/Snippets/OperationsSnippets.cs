@@ -3,6 +3,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
 using KafkaProtobuf.Decoding;
+using KafkaProtobuf.Lag;
 using KafkaProtobuf.Redrive;
 using KafkaProtobuf.SchemaRegistry;
 
@@ -30,10 +31,10 @@ internal static class OperationsSnippets
         DeadLetterWindow? window = await reader.ReadWindowAsync("orders.dlq", before: null, maxRecords: 50, cancellationToken);
         foreach (DeadLetterGroup group in window?.Groups ?? [])
         {
-            Console.WriteLine($"{group.DeadLetters.Count} x {group.ErrorCode} ({group.Component}): {group.FirstLine}");
+            Console.WriteLine($"{group.DeadLetters.Count} x {group.ErrorCode} ({group.Component}): {group.Pattern}, e.g. {group.Example}");
             foreach (DeadLetter letter in group.DeadLetters)
             {
-                Console.WriteLine($"  {letter.Record.TopicPartitionOffset} from {letter.SourceTopic} [{letter.SourcePartition}] @{letter.SourceOffset}");
+                Console.WriteLine($"  {letter.Record.TopicPartitionOffset} from {letter.DescribeSource()}"); // "orders [3] @41", or why not known
             }
         }
 
@@ -51,11 +52,36 @@ internal static class OperationsSnippets
         Console.WriteLine(plan.DryRun); // dry run: would write 3, skipped by filter 1, skipped for loops 0, ...
         foreach (RedrivePlanEntry entry in plan.DeadLetters)
         {
-            Console.WriteLine($"{entry.Position} -> {entry.SourceTopic}: {RedriveOutcomes.Describe(entry.Outcome, dryRun: true)}");
+            Console.WriteLine($"{entry.Position} -> {entry.DescribeSource()}: {RedriveOutcomes.Describe(entry.Outcome, dryRun: true)}");
+        }
+
+        if (plan.Refusal != RedriveRefusal.None)
+        {
+            Console.WriteLine(RedriveOutcomes.Describe(plan.Refusal)); // e.g. "This plan is running."
+            return;
         }
 
         RedriveSummary done = await plan.RunAsync(cancellationToken); // exactly what the dry run showed, once
         Console.WriteLine($"{plan.State}: {done}");                     // Completed: written 3, ...
+        #endregion
+    }
+
+    internal static async Task Lag(CancellationToken cancellationToken)
+    {
+        #region operations-lag
+        ConsumerGroupLag lag = await ConsumerGroupLag.MeasureAsync(
+            new ClientConfig { BootstrapServers = "localhost:9092" }, "orders-service", [], cancellationToken);
+        Console.Write(lag.ToTable()); // TOPIC PARTITION COMMITTED END LAG OWNER ... total lag 42 over 6 partitions
+        Console.WriteLine(lag.NothingCommitted ?? $"{lag.TotalLag} behind");
+        #endregion
+    }
+
+    internal static async Task History(RegistryClient registry, ProtoSchema next, CancellationToken cancellationToken)
+    {
+        #region operations-subject-history
+        SubjectHistory history = await SubjectHistory.ReadAsync(registry, "orders-value", cancellationToken);
+        CompatibilityVerdict verdict = ProtobufCompatibility.Check(next, history.Versions, history.Level);
+        Console.WriteLine(verdict.IsCompatible ? "compatible" : $"{verdict.Incompatibilities.Count} incompatible difference(s)");
         #endregion
     }
 }
