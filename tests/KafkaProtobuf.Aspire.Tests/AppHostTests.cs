@@ -84,7 +84,7 @@ public sealed class AppHostTests(AppHostFixture host) : IClassFixture<AppHostFix
         ExecuteCommandResult listed = await Run("kafka", "kafkaprotobuf-dead-letters", ("topic", "orders.dlq"));
         Assert.True(listed.Success, listed.Message);
         Assert.StartsWith("'orders.dlq': ", listed.Message, StringComparison.Ordinal);
-        Assert.Contains("from 'orders'[", listed.Data!.Value, StringComparison.Ordinal);
+        Assert.Contains("from orders [", listed.Data!.Value, StringComparison.Ordinal);
         Assert.Contains("(value)  → would write", listed.Data.Value, StringComparison.Ordinal);
         Assert.Contains("The newest ", listed.Data.Value, StringComparison.Ordinal);
         Assert.Equal(dlqBefore, EndOf("orders.dlq")); // a dry run writes nothing

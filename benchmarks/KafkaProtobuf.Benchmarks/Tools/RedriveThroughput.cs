@@ -12,11 +12,12 @@ using KafkaProtobuf.Testing;
 namespace KafkaProtobuf.Benchmarks.Tools;
 
 /// <summary>
-/// <c>redrive [records] [rounds]</c>: <see cref="DeadLetterRedrive"/> against a plain byte[] consume-and-produce copy
+/// <c>redrive [records] [rounds] [signed]</c>: <see cref="DeadLetterRedrive"/> against a plain byte[] consume-and-produce copy
 /// of the same dead-letter topic (assign from the beginning, produce each record to the target, flush), both on the
 /// embedded cluster with the same idempotent producer settings, rounds alternating; records per second and the ratio.
 /// Dead letters of 100-byte values with their headers (about 400 bytes each) on 16 partitions, within what the mock
-/// cluster keeps of a partition (about 5 MB).
+/// cluster keeps of a partition (about 5 MB). With <c>signed</c>, the dead letters are signed and the redrive verifies
+/// each one and signs its own block (<see cref="ProvenanceKeys"/>).
 /// </summary>
 internal static class RedriveThroughput
 {
@@ -27,6 +28,8 @@ internal static class RedriveThroughput
     {
         int records = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 100_000;
         int rounds = args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 3;
+        ProvenanceKeys? keys = args.Length > 3 && args[3] == "signed" ? new ProvenanceKeys([Enumerable.Range(0, 32).Select(i => (byte)i).ToArray()]) : null;
+        Console.WriteLine(keys is null ? "unsigned" : "signed: every dead letter verified, every redrive block signed");
         using EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.Start(1);
         cluster.CreateTopic("orders.dlq", Partitions);
         for (int round = 0; round < rounds; round++)
@@ -35,7 +38,7 @@ internal static class RedriveThroughput
             cluster.CreateTopic("orders-" + round, Partitions);
         }
 
-        WriteDeadLetters(cluster, records, rounds);
+        WriteDeadLetters(cluster, records, new ProvenanceCodec(keys));
         var copy = new List<double>();
         var redrive = new List<double>();
         for (int round = 0; round < rounds; round++)
@@ -44,7 +47,7 @@ internal static class RedriveThroughput
             var clock = Stopwatch.StartNew();
             RedriveSummary summary = DeadLetterRedrive.Run(
                 new ClientConfig { BootstrapServers = cluster.BootstrapServers },
-                new RedriveOptions { DeadLetterTopic = "orders.dlq", GroupId = "bench-" + round, TargetTopic = "orders-" + round });
+                new RedriveOptions { DeadLetterTopic = "orders.dlq", GroupId = "bench-" + round, TargetTopic = "orders-" + round, ProvenanceKeys = keys });
             double redriven = summary.Written / clock.Elapsed.TotalSeconds;
             if (summary.Written != records)
             {
@@ -60,7 +63,7 @@ internal static class RedriveThroughput
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"median: copy loop {median(copy):N0} records/s, redrive {median(redrive):N0} records/s, ratio {median(redrive) / median(copy):F2} ({records:N0} records, {rounds} rounds)"));
     }
 
-    private static void WriteDeadLetters(EmbeddedKafkaCluster cluster, int records, int rounds)
+    private static void WriteDeadLetters(EmbeddedKafkaCluster cluster, int records, ProvenanceCodec codec)
     {
         using IProducer<byte[], byte[]> producer = new ProducerBuilder<byte[], byte[]>(cluster.CreateProducerConfig()).Build();
         var failure = new TimeoutException("the payment service did not answer");
@@ -75,7 +78,7 @@ internal static class RedriveThroughput
             {
                 try
                 {
-                    producer.Produce("orders.dlq", record.ToDeadLetterMessage(failure));
+                    producer.Produce("orders.dlq", codec.ToDeadLetterMessage(record, failure));
                     break;
                 }
                 catch (ProduceException<byte[], byte[]> e) when (e.Error.Code == ErrorCode.Local_QueueFull)
