@@ -53,14 +53,40 @@ internal static class BlockSignature
         }
     }
 
+    /// <summary>
+    /// Each thread's HMACs, by key (the keys' own copies, compared by reference): making one per call cost a redrive a
+    /// quarter of its rate; a few keys at most, so a short list.
+    /// </summary>
+    [ThreadStatic]
+    private static List<(byte[] Key, IncrementalHash Hmac)>? t_hmacs;
+
     private static byte[] Hmac(byte[] key, byte[] input, int length)
     {
-#if NET
-        return HMACSHA256.HashData(key, input.AsSpan(0, length));
-#else
-        using var hmac = new HMACSHA256(key);
-        return hmac.ComputeHash(input, 0, length);
-#endif
+        List<(byte[] Key, IncrementalHash Hmac)> hmacs = t_hmacs ??= [];
+        IncrementalHash? hmac = null;
+        foreach ((byte[] known, IncrementalHash made) in hmacs)
+        {
+            if (ReferenceEquals(known, key))
+            {
+                hmac = made;
+                break;
+            }
+        }
+
+        if (hmac is null)
+        {
+            if (hmacs.Count >= 8)
+            {
+                hmacs[0].Hmac.Dispose();
+                hmacs.RemoveAt(0);
+            }
+
+            hmac = IncrementalHash.CreateHMAC(HashAlgorithmName.SHA256, key);
+            hmacs.Add((key, hmac));
+        }
+
+        hmac.AppendData(input, 0, length);
+        return hmac.GetHashAndReset();
     }
 
     private static bool FixedTimeEquals(byte[] a, byte[] b)

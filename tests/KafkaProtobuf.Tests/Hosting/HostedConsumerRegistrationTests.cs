@@ -76,6 +76,28 @@ public sealed class HostedConsumerRegistrationTests
     }
 
     [Fact]
+    public void ProvenanceKeys_AreReadFromConfiguration_AsAnArrayOrAList_AndABadOneIsRefusedWithoutQuotingIt()
+    {
+        string first = Convert.ToBase64String(new byte[32]), second = Convert.ToBase64String(Enumerable.Repeat((byte)9, 32).ToArray());
+        KafkaProtobufConsumerOptions Read(params (string Key, string Value)[] keys)
+        {
+            IConfiguration configuration = Configuration([("Kafka:Devices:Topics", "devices"), ("Kafka:Devices:Consumer:group.id", "g"), ("Kafka:Devices:Consumer:bootstrap.servers", "127.0.0.1:9092"), .. keys]);
+            var services = new ServiceCollection();
+            services.AddKafkaProtobufConsumer<string, Device>("devices", configuration.GetSection("Kafka:Devices"), _ => { })
+                .WithProtobufValues()
+                .Handle((_, _) => Task.CompletedTask);
+            return OptionsOf(services, "devices");
+        }
+
+        Assert.Equal(2, Read(("Kafka:Devices:ProvenanceKeys:0", first), ("Kafka:Devices:ProvenanceKeys:1", second)).ProvenanceKeys!.Count);
+        Assert.Equal(2, Read(("Kafka:Devices:ProvenanceKeys", first + "," + second)).ProvenanceKeys!.Count);
+        Assert.Null(Read().ProvenanceKeys);
+        InvalidOperationException refused = Assert.Throws<InvalidOperationException>(() => Read(("Kafka:Devices:ProvenanceKeys", "c2hvcnQ=")));
+        Assert.Contains("Kafka:Devices:ProvenanceKeys", refused.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("c2hvcnQ=", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void TheCopyProducer_DefaultsToTheConsumersConnection_AllAcks_AndGivesUpWhenTheConsumerDoes()
     {
         var options = new KafkaProtobufConsumerOptions { Consumer = new ConsumerConfig { BootstrapServers = "127.0.0.1:9092", GroupId = "g", SaslUsername = "svc", FetchMaxBytes = 1024 } };
