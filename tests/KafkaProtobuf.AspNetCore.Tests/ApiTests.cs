@@ -294,18 +294,10 @@ public sealed class ApiTests(PageApp app)
         var before = ProvenanceRows.Counts(app.Cluster.BootstrapServers, ProvenanceRows.Topics(prefix));
         HttpResponseMessage started = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId = (string)plan["planId"]! });
         Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
-        string runId = (string)(await started.Content.ReadFromJsonAsync<JsonNode>())!["id"]!;
-        JsonNode? run = null;
-        await PageApp.Until(
-            async () =>
-            {
-                run = (await GetJson(operatorClient, "api/redrive/runs"))["runs"]!.AsArray().Single(r => (string?)r!["id"] == runId);
-                return (string?)run!["state"] != "running";
-            },
-            "the redrive to end");
+        JsonNode run = await RunEnded(operatorClient, (string)(await started.Content.ReadFromJsonAsync<JsonNode>())!["id"]!);
         var after = ProvenanceRows.Counts(app.Cluster.BootstrapServers, ProvenanceRows.Topics(prefix));
 
-        Assert.Equal("completed", (string?)run!["state"]);
+        Assert.Equal("completed", (string?)run["state"]);
         Assert.Equal(rows.Count(r => r.Written), (long)run["written"]!); // the plan's own counts
         Assert.Equal(rows.Count(r => !r.Written), (long)run["skipped"]!);
         Assert.Null(ProvenanceRows.Difference(before, after, prefix, rows, keptPartitions: false));
@@ -339,16 +331,8 @@ public sealed class ApiTests(PageApp app)
         var before = ForgedSourceRecord.Counts(app.Cluster.BootstrapServers, topics);
         HttpResponseMessage started = await operatorClient.PostAsJsonAsync("api/redrive/runs", new { planId = (string)plan["planId"]! });
         Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
-        string runId = (string)(await started.Content.ReadFromJsonAsync<JsonNode>())!["id"]!;
-        JsonNode? run = null;
-        await PageApp.Until(
-            async () =>
-            {
-                run = (await GetJson(operatorClient, "api/redrive/runs"))["runs"]!.AsArray().Single(r => (string?)r!["id"] == runId);
-                return (string?)run!["state"] != "running";
-            },
-            "the redrive to end");
-        Assert.Equal("completed", (string?)run!["state"]);
+        JsonNode run = await RunEnded(operatorClient, (string)(await started.Content.ReadFromJsonAsync<JsonNode>())!["id"]!);
+        Assert.Equal("completed", (string?)run["state"]);
         Assert.Equal(1, (long)run["written"]!);
         await PageApp.Until(() => app.Handled.Any(r => r.Message.Key == key), "the redriven record handled");
 
@@ -435,6 +419,20 @@ public sealed class ApiTests(PageApp app)
             },
             () => "partition " + partition + "'s row to show what the test waits for; the consumers were: " + last?.ToJsonString());
         return row!;
+    }
+
+    /// <summary>The page's run of that id once it is no longer running.</summary>
+    private static async Task<JsonNode> RunEnded(HttpClient client, string runId)
+    {
+        JsonNode? run = null;
+        await PageApp.Until(
+            async () =>
+            {
+                run = (await GetJson(client, "api/redrive/runs"))["runs"]!.AsArray().Single(r => (string?)r!["id"] == runId);
+                return (string?)run!["state"] != "running";
+            },
+            "the redrive to end");
+        return run!;
     }
 
     /// <summary>The dead letter with this key in the topic's newest window, once it is there.</summary>

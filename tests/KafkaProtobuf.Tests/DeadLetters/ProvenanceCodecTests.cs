@@ -5,6 +5,7 @@ using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 using Xunit;
+using static KafkaProtobuf.Tests.DeadLetters.ProvenanceRecords;
 
 namespace KafkaProtobuf.Tests.DeadLetters;
 
@@ -16,34 +17,8 @@ namespace KafkaProtobuf.Tests.DeadLetters;
 /// </summary>
 public sealed class ProvenanceCodecTests
 {
-    private static readonly ProvenanceKeys Keys = new([Key(1)]);
-    private static readonly ProvenanceKeys OtherKeys = new([Key(2)]);
     private static readonly RetryTier OrdersTier1 = new("orders", 1);
     private static readonly RetryTier OrdersTier2 = new("orders", 2);
-
-    private static byte[] Key(byte seed) => Enumerable.Range(0, 32).Select(i => (byte)(seed * 31 + i)).ToArray();
-
-    private static Headers Headers(params (string Name, string Value)[] headers)
-    {
-        var result = new Headers();
-        foreach ((string name, string value) in headers)
-        {
-            result.Add(name, Encoding.UTF8.GetBytes(value));
-        }
-
-        return result;
-    }
-
-    private static ConsumeResult<byte[], byte[]> Consumed(string topic, int partition, long offset, Message<byte[], byte[]> message) =>
-        new() { TopicPartitionOffset = new TopicPartitionOffset(topic, partition, offset), Message = message };
-
-    private static ConsumeResult<byte[], byte[]> Produced(string topic, int partition, long offset, Headers headers) =>
-        Consumed(topic, partition, offset, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = [1, 2, 3], Headers = headers });
-
-    private static DeadLetter DeadLetterOf(ConsumeResult<byte[], byte[]> read, ProvenanceKeys? writerKeys, RetryTier? readFrom, ProvenanceKeys? readerKeys) =>
-        new ProvenanceCodec(readerKeys).Read(Consumed("orders.dlq", 0, 11, new ProvenanceCodec(writerKeys).ToDeadLetterMessage(read, new TimeoutException("slow"), readFrom)));
-
-    private static (string?, int?, long?) SourceOf(DeadLetter letter) => (letter.SourceTopic, letter.SourcePartition, letter.SourceOffset);
 
     /// <summary>A complete block as the codec writes it, forged into a record's own headers (by writing a dead letter of another record).</summary>
     private static Headers ForgedBlock(string topic, int partition, long offset, Headers? before = null)

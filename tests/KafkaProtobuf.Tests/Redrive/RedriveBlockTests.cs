@@ -5,28 +5,13 @@ using Confluent.Kafka;
 using KafkaProtobuf.DeadLetters;
 using KafkaProtobuf.Redrive;
 using Xunit;
+using static KafkaProtobuf.Tests.DeadLetters.ProvenanceRecords;
 
 namespace KafkaProtobuf.Tests.Redrive;
 
 /// <summary>The block a redrive writes back with a record (the codec's own, internal writer): counted when it verifies, never when it does not.</summary>
 public sealed class RedriveBlockTests
 {
-    private static readonly ProvenanceKeys Keys = new([Key(1)]);
-    private static readonly ProvenanceKeys OtherKeys = new([Key(2)]);
-
-    private static byte[] Key(byte seed) => Enumerable.Range(0, 32).Select(i => (byte)(seed * 31 + i)).ToArray();
-
-    private static ConsumeResult<byte[], byte[]> Consumed(string topic, int partition, long offset, Message<byte[], byte[]> message) =>
-        new() { TopicPartitionOffset = new TopicPartitionOffset(topic, partition, offset), Message = message };
-
-    private static ConsumeResult<byte[], byte[]> Produced(string topic, int partition, long offset, Headers headers) =>
-        Consumed(topic, partition, offset, new Message<byte[], byte[]> { Key = Encoding.UTF8.GetBytes("k"), Value = [1, 2, 3], Headers = headers });
-
-    private static DeadLetter DeadLetterOf(ConsumeResult<byte[], byte[]> read, ProvenanceKeys? writerKeys, RetryTier? readFrom, ProvenanceKeys? readerKeys) =>
-        new ProvenanceCodec(readerKeys).Read(Consumed("orders.dlq", 0, 11, new ProvenanceCodec(writerKeys).ToDeadLetterMessage(read, new TimeoutException("slow"), readFrom)));
-
-    private static (string?, int?, long?) SourceOf(DeadLetter letter) => (letter.SourceTopic, letter.SourcePartition, letter.SourceOffset);
-
     [Fact]
     public void ASignedRedrive_IsCounted_AndAForgedSignatureOnARedriveIsNot()
     {
