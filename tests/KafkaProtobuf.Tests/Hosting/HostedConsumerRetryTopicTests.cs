@@ -294,6 +294,40 @@ public sealed class HostedConsumerRetryTopicTests() : HostedConsumerTestBase("re
         Assert.Equal([5L], Committed("payments", 1));
     }
 
+    [Fact]
+    public async Task WithKeys_EveryHopAndTheDeadLetterAreSigned_TheHandlerSeesTheOriginal_AndAnotherKeyBelievesNone()
+    {
+        ProduceAcrossPartitions("orders", 1, 3);
+        CreateTopics("orders");
+        var keys = new ProvenanceKeys([Enumerable.Range(0, 32).Select(i => (byte)(i * 3)).ToArray()]);
+        var seen = new ConcurrentQueue<TopicPartitionOffset>();
+        IHost host = StartHost("signed-tiers", "orders", (record, _) =>
+        {
+            if (record.Offset.Value == 1)
+            {
+                seen.Enqueue(record.TopicPartitionOffset);
+                throw new TimeoutException("the stock service did not answer");
+            }
+
+            return Task.CompletedTask;
+        }, options =>
+        {
+            Options(options);
+            options.ProvenanceKeys = keys;
+        });
+
+        List<ConsumeResult<byte[], byte[]>> letters = [];
+        Wait.Until(() => (letters = ReadDeadLetters(Cluster.CreateConsumerConfig(), "orders.dlq", Deadline)).Count > 0, "record 1's dead letter after both tiers", Deadline);
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.Equal(Enumerable.Repeat(new TopicPartitionOffset("orders", 0, 1), 6), seen); // two attempts in place and on each tier, always as its original
+        global::KafkaProtobuf.Redrive.DeadLetter letter = new ProvenanceCodec(keys).Read(Assert.Single(letters));
+        Assert.Equal(ProvenanceStatus.Verified, letter.Provenance);
+        Assert.Equal(("orders", 0, 1L), (letter.SourceTopic, letter.SourcePartition!.Value, letter.SourceOffset!.Value));
+        Assert.Equal(3, letter.Record.Message.Headers.Count(h => h.Key == DeadLetterHeaderNames.Block && Encoding.UTF8.GetString(h.GetValueBytes()).Contains(";hmac=", StringComparison.Ordinal)));
+        Assert.Equal(ProvenanceStatus.Unverified, new ProvenanceCodec(new ProvenanceKeys([new byte[32]])).Read(letters[0]).Provenance);
+    }
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
