@@ -78,9 +78,14 @@ internal sealed class RedriveRuns(ClientConfig kafka, ProvenanceKeys? keys, ILog
             return null;
         }
 
+        var kept = new HashSet<string>(_plans.GetPlans().Select(p => p.Id), StringComparer.Ordinal);
         lock (_startedBy)
         {
             _startedBy[plan.Id] = user;
+            foreach (string gone in _startedBy.Keys.Where(id => !kept.Contains(id)).ToList())
+            {
+                _startedBy.Remove(gone); // its plan left the store
+            }
         }
 
         refusal = null;
@@ -92,7 +97,7 @@ internal sealed class RedriveRuns(ClientConfig kafka, ProvenanceKeys? keys, ILog
 
     /// <summary>The plans that were run, newest first.</summary>
     public IReadOnlyList<RunView> Runs() =>
-        _plans.ToList().Where(p => p.StartedAt is not null).OrderByDescending(p => p.StartedAt).Select(View).ToList();
+        _plans.GetPlans().Where(p => p.StartedAt is not null).OrderByDescending(p => p.StartedAt).Select(View).ToList();
 
     /// <summary>The page's name of a provenance: <c>none</c>, <c>unchecked</c>, <c>verified</c> or <c>unverified</c>.</summary>
     internal static string ProvenanceName(ProvenanceStatus provenance) => provenance switch

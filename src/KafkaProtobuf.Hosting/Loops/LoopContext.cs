@@ -45,6 +45,9 @@ internal sealed class LoopContext<TKey, TValue>
         AbortHandlers = abortHandlers;
     }
 
+    private ConsumeResult<TKey, TValue>? _tierRecord; // the tier's record last read, and what its hops said
+    private TierRecord _tierReading;
+
     internal ConsumerClient<TKey, TValue> Client { get; }
 
     /// <summary>Operators' requests (pause, resume, rewind a partition) for this loop thread to apply.</summary>
@@ -74,12 +77,19 @@ internal sealed class LoopContext<TKey, TValue>
     internal bool NotYetDue(ConsumeResult<TKey, TValue> record, out TimeSpan wait)
     {
         wait = TimeSpan.Zero;
-        return Retries?.TierOf(record.Topic) is not null && Retries.NotYetDue(Raw(record), out wait);
+        if (Retries?.TierOf(record.Topic) is null)
+        {
+            return false;
+        }
+
+        TierRecord read = ReadTier(record);
+        wait = read.Wait;
+        return read.NotYetDue;
     }
 
     /// <summary>The record just consumed as its handler sees it: a retry topic's at the position it was first read from.</summary>
     internal ConsumeResult<TKey, TValue> AsOriginal(ConsumeResult<TKey, TValue> record) =>
-        Retries?.TierOf(record.Topic) is not null ? Retries.AsOriginal(record, Raw(record)) : record;
+        Retries?.TierOf(record.Topic) is null ? record : RetryTiers.AsOriginal(record, ReadTier(record));
 
     /// <summary>
     /// Applies what operators asked, between records (the loop thread alone pauses, resumes and seeks): one read when
@@ -179,6 +189,21 @@ internal sealed class LoopContext<TKey, TValue>
         // handlers that ignore their token
         using CancellationTokenRegistration _ = AbortHandlers.Register(() => giveUp.CancelAfter(CloseGrace));
         scheduler.Drain(giveUp.Token);
+    }
+
+    /// <summary>
+    /// What a tier's record's hops say, read once for the record just consumed: the due check and the handler's view
+    /// follow each other on this loop thread, and the reading verifies signatures over the record's bytes.
+    /// </summary>
+    private TierRecord ReadTier(ConsumeResult<TKey, TValue> record)
+    {
+        if (!ReferenceEquals(record, _tierRecord))
+        {
+            _tierReading = Retries!.Read(Raw(record));
+            _tierRecord = record;
+        }
+
+        return _tierReading;
     }
 
     /// <summary>The record just consumed as it was written: its key and value as the captures hold them.</summary>

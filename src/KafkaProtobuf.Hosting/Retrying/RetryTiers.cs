@@ -52,15 +52,21 @@ internal sealed class RetryTiers
         _retryTopics.Count > 0 && _retryTopics.TryGetValue(topic, out RetryTier? tier) ? tier : null;
 
     /// <summary>
-    /// A record read from a retry topic whose due time has not come: how long until it does (at most its tier's delay
-    /// and the allowed skew). The common case, a record of a topic that is no tier: one look-up.
+    /// One reading of a record's hops: where it was first read and how long until it is due (at most its tier's delay
+    /// and the allowed skew). A record of a topic that is no tier: nothing, after one look-up.
     /// </summary>
     /// <param name="record">The record as it was written: raw key, value and headers, topic, partition and offset.</param>
-    /// <param name="wait">How long until it is due.</param>
-    public bool NotYetDue(ConsumeResult<byte[], byte[]> record, out TimeSpan wait)
+    public TierRecord Read(ConsumeResult<byte[], byte[]> record)
     {
-        wait = TimeSpan.Zero;
-        return TierOf(record.Topic) is { } tier && NotYetDue(record, tier, out wait);
+        if (TierOf(record.Topic) is not { } tier
+            || !_codec.TryReadRetryCopy(record, tier, out TopicPartitionOffset? origin, out DateTimeOffset? due))
+        {
+            return default; // not a believed copy: due at once, handled where it is
+        }
+
+        // A due time from another clock, or forged, is never waited for longer than the tier's delay and the skew.
+        TimeSpan left = due is { } at ? at - _now() : TimeSpan.Zero;
+        return new TierRecord(origin, left > TimeSpan.Zero && left <= _delays[tier.Tier - 1] + AllowedClockSkew ? left : TimeSpan.Zero);
     }
 
     /// <summary>
@@ -91,44 +97,17 @@ internal sealed class RetryTiers
 
     /// <summary>
     /// The record as its handler sees it: a retry topic's record at the position it was first read from (a new result),
-    /// as its believed hops say; any other, itself.
+    /// as its believed hops say (<paramref name="read"/>); any other, itself.
     /// </summary>
     /// <param name="record">The record as read (deserialized).</param>
-    /// <param name="raw">The same record as it was written (raw key and value), which its hops' signatures cover.</param>
-    public ConsumeResult<TKey, TValue> AsOriginal<TKey, TValue>(ConsumeResult<TKey, TValue> record, ConsumeResult<byte[], byte[]> raw)
-    {
-        if (TierOf(record.Topic) is not { } tier || !_codec.TryReadRetryCopy(raw, tier, out TopicPartitionOffset? origin, out _))
-        {
-            return record;
-        }
-
-        return new ConsumeResult<TKey, TValue>
-        {
-            TopicPartitionOffset = origin,
-            Message = record.Message,
-            IsPartitionEOF = record.IsPartitionEOF,
-        };
-    }
-
-    /// <summary>A raw record as its handler sees it (see the generic overload).</summary>
-    public ConsumeResult<byte[], byte[]> AsOriginal(ConsumeResult<byte[], byte[]> record) => AsOriginal(record, record);
-
-    private bool NotYetDue(ConsumeResult<byte[], byte[]> record, RetryTier tier, out TimeSpan wait)
-    {
-        wait = TimeSpan.Zero;
-        if (!_codec.TryReadRetryCopy(record, tier, out _, out DateTimeOffset? due) || due is not { } at)
-        {
-            return false; // not a believed copy: due at once, handled where it is
-        }
-
-        // A due time from another clock, or forged, is never waited for longer than the tier's delay and the skew.
-        TimeSpan left = at - _now();
-        if (left <= TimeSpan.Zero || left > _delays[tier.Tier - 1] + AllowedClockSkew)
-        {
-            return false;
-        }
-
-        wait = left;
-        return true;
-    }
+    /// <param name="read">What its hops say (<see cref="Read"/>).</param>
+    public static ConsumeResult<TKey, TValue> AsOriginal<TKey, TValue>(ConsumeResult<TKey, TValue> record, TierRecord read) =>
+        read.Origin is not { } origin
+            ? record
+            : new ConsumeResult<TKey, TValue>
+            {
+                TopicPartitionOffset = origin,
+                Message = record.Message,
+                IsPartitionEOF = record.IsPartitionEOF,
+            };
 }

@@ -36,26 +36,8 @@ internal sealed class ProvenanceOptions
     public ProvenanceKeys? Keys(ParseResult result)
     {
         bool required = result.GetValue(RequireSignatures);
-        string? text;
-        string from;
-        if (result.GetValue(KeysFile) is { } file)
-        {
-            from = "--provenance-keys-file " + file.FullName;
-            try
-            {
-                text = File.ReadAllText(file.FullName);
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                throw new ArgumentException($"cannot read --provenance-keys-file {file.FullName}: {e.Message}", e);
-            }
-        }
-        else
-        {
-            from = KeysVariable;
-            text = Environment.GetEnvironmentVariable(KeysVariable) is { Length: > 0 } value ? value : null;
-        }
-
+        FileInfo? file = result.GetValue(KeysFile);
+        string? text = Secrets.Read(null, "--provenance-keys", file, KeysVariable, _ => { }); // no argument form: never a warning
         if (text is null)
         {
             return required ? throw new ArgumentException("--require-signatures needs keys: --provenance-keys-file FILE or " + KeysVariable) : null;
@@ -67,7 +49,7 @@ internal sealed class ProvenanceOptions
         }
         catch (Exception e) when (e is FormatException or ArgumentException)
         {
-            throw new ArgumentException(from + ": " + e.Message, e);
+            throw new ArgumentException((file is null ? KeysVariable : "--provenance-keys-file " + file.FullName) + ": " + e.Message, e);
         }
     }
 }

@@ -79,7 +79,7 @@ public sealed class RedrivePlans
 
     /// <summary>The plans kept, newest first.</summary>
     /// <returns>A copy of the list.</returns>
-    public IReadOnlyList<RedrivePlan> ToList()
+    public IReadOnlyList<RedrivePlan> GetPlans()
     {
         lock (_gate)
         {

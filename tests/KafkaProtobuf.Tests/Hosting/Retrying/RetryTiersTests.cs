@@ -64,11 +64,11 @@ public sealed class RetryTiersTests
         RetryTiers tiers = Tiers();
         Message<byte[], byte[]> copy = Copy(tiers, Record("orders", 41), new TimeoutException("no answer"), 1, out _);
 
-        Assert.True(tiers.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out TimeSpan wait));
+        Assert.True(NotYetDue(tiers, Record("orders.retry.1", 0, copy.Headers), out TimeSpan wait));
         Assert.Equal(TimeSpan.FromSeconds(10), wait);
         _now += TimeSpan.FromSeconds(10);
-        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out _));
-        Assert.False(tiers.NotYetDue(Record("orders", 1), out _));
+        Assert.False(NotYetDue(tiers, Record("orders.retry.1", 0, copy.Headers), out _));
+        Assert.False(NotYetDue(tiers, Record("orders", 1), out _));
     }
 
     [Theory]
@@ -82,9 +82,9 @@ public sealed class RetryTiersTests
         RetryTiers tiers = Tiers();
         var headers = new Headers { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes(due) }, { RetryHeaderNames.Tier, Encoding.UTF8.GetBytes("1") } };
 
-        Assert.False(tiers.NotYetDue(Record("orders", 3, headers), out _));
-        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 3, headers), out _)); // due at once: never held longer than 10 s plus the skew
-        Assert.False(tiers.NotYetDue(Record("payments.retry.1", 3, headers), out _)); // a retry topic of a topic this consumer does not read
+        Assert.False(NotYetDue(tiers, Record("orders", 3, headers), out _));
+        Assert.False(NotYetDue(tiers, Record("orders.retry.1", 3, headers), out _)); // due at once: never held longer than 10 s plus the skew
+        Assert.False(NotYetDue(tiers, Record("payments.retry.1", 3, headers), out _)); // a retry topic of a topic this consumer does not read
     }
 
     [Fact]
@@ -98,12 +98,12 @@ public sealed class RetryTiersTests
         ConsumeResult<byte[], byte[]> Copy1(TimeSpan fromNow) =>
             Record("orders.retry.1", 0, ProvenanceCodec.WithoutKeys.ToRetryCopy(Record("orders", 41), new TimeoutException("no answer"), null, tier1, _now + fromNow, _now).Headers);
 
-        Assert.True(tiers.NotYetDue(Copy1(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew), out TimeSpan wait));
+        Assert.True(NotYetDue(tiers, Copy1(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew), out TimeSpan wait));
         Assert.Equal(TimeSpan.FromSeconds(10) + RetryTiers.AllowedClockSkew, wait);
-        Assert.False(tiers.NotYetDue(Copy1(TimeSpan.FromSeconds(11) + RetryTiers.AllowedClockSkew), out _));
+        Assert.False(NotYetDue(tiers, Copy1(TimeSpan.FromSeconds(11) + RetryTiers.AllowedClockSkew), out _));
         ConsumeResult<byte[], byte[]> onTier1 = Copy1(TimeSpan.Zero);
         Message<byte[], byte[]> toTier2 = ProvenanceCodec.WithoutKeys.ToRetryCopy(onTier1, new TimeoutException("no answer"), tier1, tier2, _now + TimeSpan.FromMinutes(1), _now);
-        Assert.True(tiers.NotYetDue(Record("orders.retry.2", 0, toTier2.Headers), out _)); // tier 2's own delay
+        Assert.True(NotYetDue(tiers, Record("orders.retry.2", 0, toTier2.Headers), out _)); // tier 2's own delay
     }
 
     [Fact]
@@ -112,7 +112,7 @@ public sealed class RetryTiersTests
         RetryTiers tiers = Tiers();
         var headers = new Headers { { RetryHeaderNames.Due, Encoding.UTF8.GetBytes((_now + TimeSpan.FromSeconds(5)).ToUnixTimeMilliseconds().ToString(System.Globalization.CultureInfo.InvariantCulture)) } };
 
-        Assert.False(tiers.NotYetDue(Record("orders.retry.1", 0, headers), out _)); // written straight to the tier: no hop wrote it there
+        Assert.False(NotYetDue(tiers, Record("orders.retry.1", 0, headers), out _)); // written straight to the tier: no hop wrote it there
     }
 
     [Theory]
@@ -146,12 +146,12 @@ public sealed class RetryTiersTests
         ConsumeResult<byte[], byte[]> record = Record("orders", 41, forged);
 
         Assert.Equal("orders.retry.1", NextTopic(tiers, record, out int tier)); // not payments.retry.1, with the service's credentials
-        Assert.Same(record, tiers.AsOriginal(record));
+        Assert.Same(record, AsOriginal(tiers, record));
 
         // Its copy keeps the forged headers (the record's own), and its handler on tier 1 still sees where it was first read.
         Message<byte[], byte[]> copy = Copy(tiers, record, new TimeoutException("no answer"), tier, out _);
         ConsumeResult<byte[], byte[]> fromTier1 = Record("orders.retry.1", 5, copy.Headers);
-        Assert.Equal(new TopicPartitionOffset("orders", 2, 41), tiers.AsOriginal(fromTier1).TopicPartitionOffset);
+        Assert.Equal(new TopicPartitionOffset("orders", 2, 41), AsOriginal(tiers, fromTier1).TopicPartitionOffset);
     }
 
     [Fact]
@@ -166,7 +166,7 @@ public sealed class RetryTiersTests
         };
         ConsumeResult<byte[], byte[]> record = Record("orders.retry.1", 5, forged);
 
-        Assert.Same(record, tiers.AsOriginal(record));
+        Assert.Same(record, AsOriginal(tiers, record));
         Assert.Equal("orders.retry.2", NextTopic(tiers, record, out _));
     }
 
@@ -181,8 +181,8 @@ public sealed class RetryTiersTests
 
         Assert.Equal("orders.retry.1", NextTopic(tiers, redriven, out int tier));
         Assert.Equal(1, tier);
-        Assert.Same(redriven, tiers.AsOriginal(redriven));
-        Assert.False(tiers.NotYetDue(redriven, out _));
+        Assert.Same(redriven, AsOriginal(tiers, redriven));
+        Assert.False(NotYetDue(tiers, redriven, out _));
     }
 
     [Fact]
@@ -191,7 +191,7 @@ public sealed class RetryTiersTests
         RetryTiers second = Tiers("orders.retry.1", "orders.retry.2", "orders.retry.3", "orders.retry.01");
         Message<byte[], byte[]> copy = Copy(second, Record("orders", 41), new TimeoutException("no answer"), 1, out _);
 
-        Assert.True(second.NotYetDue(Record("orders.retry.1", 0, copy.Headers), out _));
+        Assert.True(NotYetDue(second, Record("orders.retry.1", 0, copy.Headers), out _));
         Assert.Equal("orders.retry.2", NextTopic(second, Record("orders.retry.1", 0, copy.Headers), out _));
         Assert.Equal("orders.retry.3.retry.1", NextTopic(second, Record("orders.retry.3", 0, copy.Headers), out _)); // there are two tiers: an ordinary topic
         Assert.Equal(new RetryTier("orders", 2), second.TierOf("orders.retry.2"));
@@ -210,11 +210,11 @@ public sealed class RetryTiersTests
         var fromTier1 = new ConsumeResult<byte[], byte[]> { TopicPartitionOffset = new TopicPartitionOffset("orders.retry.1", 0, 5), Message = copy };
         ConsumeResult<byte[], byte[]> plain = Record("orders", 5);
 
-        ConsumeResult<byte[], byte[]> seen = tiers.AsOriginal(fromTier1);
+        ConsumeResult<byte[], byte[]> seen = AsOriginal(tiers, fromTier1);
 
         Assert.Equal(new TopicPartitionOffset("orders", 2, 41), seen.TopicPartitionOffset);
         Assert.Same(fromTier1.Message, seen.Message);
-        Assert.Same(plain, tiers.AsOriginal(plain));
+        Assert.Same(plain, AsOriginal(tiers, plain));
     }
 
     /// <summary>The topic a failed record goes to next, and its tier (one past the last: the dead-letter topic's turn).</summary>
@@ -230,4 +230,15 @@ public sealed class RetryTiersTests
         tiers.Copy(record, failure, new RetryTier(tiers.TierOf(record.Topic)?.Topic ?? record.Topic, tier), out due);
 
     private static string[] Values(Headers headers, string name) => [.. headers.Where(h => h.Key == name).Select(h => Encoding.UTF8.GetString(h.GetValueBytes()))];
+
+    /// <summary>Whether a record of a tier is not due yet, as one reading of its hops says.</summary>
+    private static bool NotYetDue(RetryTiers tiers, ConsumeResult<byte[], byte[]> record, out TimeSpan wait)
+    {
+        TierRecord read = tiers.Read(record);
+        wait = read.Wait;
+        return read.NotYetDue;
+    }
+
+    /// <summary>The record as its handler sees it.</summary>
+    private static ConsumeResult<byte[], byte[]> AsOriginal(RetryTiers tiers, ConsumeResult<byte[], byte[]> record) => RetryTiers.AsOriginal(record, tiers.Read(record));
 }
