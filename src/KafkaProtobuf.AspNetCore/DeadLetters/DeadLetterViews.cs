@@ -59,7 +59,7 @@ internal sealed class DeadLetterViews(WriterSchemaDecoder decoder, int maxShownC
             SourceOffset = letter.SourceOffset,
             RedriveCount = letter.RedriveCount,
             Source = Inert(letter.DescribeSource(), 500),
-            Provenance = Redrive.RedriveRuns.ProvenanceName(letter.Provenance),
+            Provenance = letter.Provenance.ToString().ToLowerInvariant(), // none, unchecked, verified, unverified
             ErrorMessage = InertLines(letter.ErrorMessage ?? string.Empty, 2000),
             Key = await PartAsync(record.Message.Key, MessageComponentType.Key, topic, record.Message.Headers, cancellationToken).ConfigureAwait(false),
             Value = await PartAsync(record.Message.Value, MessageComponentType.Value, topic, record.Message.Headers, cancellationToken).ConfigureAwait(false),

@@ -48,7 +48,7 @@ internal sealed class RedriveRuns(ClientConfig kafka, ProvenanceKeys? keys, ILog
                 Partition = entry.Position.Partition.Value,
                 Offset = entry.Position.Offset.Value,
                 Source = BoundedText.Cut(entry.DescribeSource(), 500),
-                Provenance = ProvenanceName(entry.Provenance),
+                Provenance = entry.Provenance.ToString().ToLowerInvariant(), // none, unchecked, verified, unverified
                 Code = entry.ErrorCode is null ? null : BoundedText.Cut(entry.ErrorCode, 200),
                 Outcome = RedriveOutcomes.Describe(entry.Outcome, dryRun: true),
             }).OrderBy(i => i.Partition).ThenBy(i => i.Offset).ToList(),
@@ -98,15 +98,6 @@ internal sealed class RedriveRuns(ClientConfig kafka, ProvenanceKeys? keys, ILog
     /// <summary>The plans that were run, newest first.</summary>
     public IReadOnlyList<RunView> Runs() =>
         _plans.GetPlans().Where(p => p.StartedAt is not null).OrderByDescending(p => p.StartedAt).Select(View).ToList();
-
-    /// <summary>The page's name of a provenance: <c>none</c>, <c>unchecked</c>, <c>verified</c> or <c>unverified</c>.</summary>
-    internal static string ProvenanceName(ProvenanceStatus provenance) => provenance switch
-    {
-        ProvenanceStatus.Unchecked => "unchecked",
-        ProvenanceStatus.Verified => "verified",
-        ProvenanceStatus.Unverified => "unverified",
-        _ => "none",
-    };
 
     private RunView View(RedrivePlan plan)
     {

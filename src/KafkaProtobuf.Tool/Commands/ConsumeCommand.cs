@@ -80,7 +80,7 @@ internal static class ConsumeCommand
 
             using (parts)
             {
-                var run = new Run(output, error, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType), codec), result.GetValue(schema.Format) == "pretty");
+                var run = new Run(output, error, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType)), codec, result.GetValue(schema.Format) == "pretty");
                 Offset start = result.GetValue(offset) is { } at ? new Offset(at) : result.GetValue(fromBeginning) ? Offset.Beginning : Offset.End;
                 int exit = await run.ExecuteAsync(config, result.GetRequiredValue(topic), result.GetValue(partition), start, result.GetValue(max), result.GetValue(untilEnd), cancellationToken).ConfigureAwait(false);
                 return exit == ExitCodes.Ok && run.BadRecords > 0 && result.GetValue(failOnError) ? ExitCodes.BadRecords : exit;
@@ -89,7 +89,7 @@ internal static class ConsumeCommand
         return command;
     }
 
-    private sealed class Run(TextWriter output, TextWriter error, RecordJson records, bool indented)
+    private sealed class Run(TextWriter output, TextWriter error, RecordJson records, ProvenanceCodec provenance, bool indented)
     {
         public int BadRecords { get; private set; }
 
@@ -215,7 +215,7 @@ internal static class ConsumeCommand
             using (var writer = new Utf8JsonWriter(buffer, indented ? JsonFormat.Indented : JsonFormat.Compact))
             {
                 JsonFormat.WriteStartObject(writer);
-                bad = await records.WritePropertiesAsync(writer, record, cancellationToken).ConfigureAwait(false);
+                bad = await records.WritePropertiesAsync(writer, provenance.Read(record), cancellationToken).ConfigureAwait(false);
                 writer.WriteEndObject();
             }
 

@@ -215,7 +215,7 @@ internal static class DeadLettersCommand
                 var buffer = new ArrayBufferWriter<byte>();
                 try
                 {
-                    await WriteWindowAsync(buffer, window, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType), new ProvenanceCodec(keys)), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
+                    await WriteWindowAsync(buffer, window, new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType)), result.GetValue(schema.Format) == "pretty", cancellationToken).ConfigureAwait(false);
                 }
                 catch (SchemaUnavailableException e)
                 {
@@ -300,8 +300,8 @@ internal static class DeadLettersCommand
                 {
                     using var writer = new Utf8JsonWriter(buffer, result.GetValue(schema.Format) == "pretty" ? JsonFormat.Indented : JsonFormat.Compact);
                     JsonFormat.WriteStartObject(writer);
-                    await new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType), new ProvenanceCodec(keys))
-                        .WritePropertiesAsync(writer, letter.Record, cancellationToken).ConfigureAwait(false);
+                    await new RecordJson(parts, result.GetValue(keyFormat)!, result.GetValue(schema.ExpectedType))
+                        .WritePropertiesAsync(writer, letter, cancellationToken).ConfigureAwait(false);
                     writer.WriteEndObject();
                 }
                 catch (SchemaUnavailableException e)
@@ -357,7 +357,7 @@ internal static class DeadLettersCommand
             foreach (DeadLetter deadLetter in group.DeadLetters)
             {
                 writer.WriteStartObject();
-                await records.WritePropertiesAsync(writer, deadLetter.Record, cancellationToken).ConfigureAwait(false);
+                await records.WritePropertiesAsync(writer, deadLetter, cancellationToken).ConfigureAwait(false);
                 writer.WriteEndObject();
             }
 

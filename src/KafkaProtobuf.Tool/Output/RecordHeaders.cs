@@ -16,10 +16,11 @@ internal static class RecordHeaders
 
     /// <summary>
     /// The record's headers, then, for a dead letter this package wrote, what its writer recorded and how far that is
-    /// believed (<see cref="ProvenanceCodec.Read"/>: never what the record's own headers claim).
+    /// believed, as the codec read it (<see cref="ProvenanceCodec.Read"/>: never what the record's own headers claim).
     /// </summary>
-    public static void Write(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record, ProvenanceCodec provenance)
+    public static void Write(Utf8JsonWriter writer, DeadLetter deadLetter)
     {
+        ConsumeResult<byte[], byte[]> record = deadLetter.Record;
         writer.WriteStartArray("headers");
         foreach (IHeader header in (IEnumerable<IHeader>?)record.Message.Headers ?? [])
         {
@@ -44,11 +45,10 @@ internal static class RecordHeaders
 
         writer.WriteEndArray();
 
-        DeadLetter deadLetter = provenance.Read(record);
         if (deadLetter.ErrorCode is not null || deadLetter.Provenance == ProvenanceStatus.Unverified)
         {
             writer.WriteStartObject("deadLetter");
-            writer.WriteString("provenance", ProvenanceName(deadLetter.Provenance));
+            writer.WriteString("provenance", deadLetter.Provenance.ToString().ToLowerInvariant()); // none, unchecked, verified, unverified
             writer.WriteString("source", deadLetter.DescribeSource());
             WriteIfPresent(writer, "errorCode", deadLetter.ErrorCode);
             if (deadLetter.ErrorOffset is { } errorOffset)
@@ -77,15 +77,6 @@ internal static class RecordHeaders
             writer.WriteEndObject();
         }
     }
-
-    /// <summary>A provenance as the tool's JSON names it: none, unchecked, verified or unverified.</summary>
-    public static string ProvenanceName(ProvenanceStatus provenance) => provenance switch
-    {
-        ProvenanceStatus.Unchecked => "unchecked",
-        ProvenanceStatus.Verified => "verified",
-        ProvenanceStatus.Unverified => "unverified",
-        _ => "none",
-    };
 
     private static void WriteIfPresent(Utf8JsonWriter writer, string property, string? value)
     {

@@ -4,7 +4,7 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Confluent.Kafka;
-using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Redrive;
 using KafkaProtobuf.Tool.Schemas;
 
 namespace KafkaProtobuf.Tool.Output;
@@ -13,12 +13,16 @@ namespace KafkaProtobuf.Tool.Output;
 /// A record's fields as <c>consume</c> and <c>dead-letters list</c> print them: its place and time, key and value taken
 /// apart and decoded, headers, and a dead letter's details as its writer recorded them.
 /// </summary>
-internal sealed class RecordJson(RecordParts parts, string keyFormat, string? expectedValueType, ProvenanceCodec provenance)
+internal sealed class RecordJson(RecordParts parts, string keyFormat, string? expectedValueType)
 {
-    /// <summary>Writes the record's properties into an object already started; true when its key or value could not be read.</summary>
+    /// <summary>
+    /// Writes a record's properties into an object already started, its blocks as the codec read them (<paramref name="read"/>,
+    /// whose <see cref="DeadLetter.Record"/> is the record); true when its key or value could not be read.
+    /// </summary>
     /// <exception cref="SchemaUnavailableException">The schema source failed.</exception>
-    public async Task<bool> WritePropertiesAsync(Utf8JsonWriter writer, ConsumeResult<byte[], byte[]> record, CancellationToken cancellationToken)
+    public async Task<bool> WritePropertiesAsync(Utf8JsonWriter writer, DeadLetter read, CancellationToken cancellationToken)
     {
+        ConsumeResult<byte[], byte[]> record = read.Record;
         Headers headers = record.Message.Headers ?? [];
         WritePosition(writer, record);
         writer.WriteString("timestamp", record.Message.Timestamp.UtcDateTime.ToString("O", CultureInfo.InvariantCulture));
@@ -26,7 +30,7 @@ internal sealed class RecordJson(RecordParts parts, string keyFormat, string? ex
         bool bad = await WritePartAsync(writer, record.Message.Key, MessageComponentType.Key, record.Topic, headers, keyFormat, cancellationToken).ConfigureAwait(false);
         writer.WritePropertyName("value");
         bad |= await WritePartAsync(writer, record.Message.Value, MessageComponentType.Value, record.Topic, headers, "framed", cancellationToken).ConfigureAwait(false);
-        RecordHeaders.Write(writer, record, provenance);
+        RecordHeaders.Write(writer, read);
         return bad;
     }
 

@@ -170,7 +170,11 @@ public sealed class RedrivePlan
 
             lock (RunningGroups)
             {
-                RunningGroups.Add(group);
+                if (!RunningGroups.Add(group))
+                {
+                    // Another plan of this group started since the check: the add is what decides, atomically.
+                    throw new InvalidOperationException(RedriveOutcomes.Describe(RedriveRefusal.SameFiltersRunning));
+                }
             }
 
             _state = RedrivePlanState.Running;
