@@ -52,7 +52,7 @@ public static class ToolHarness
         new WriterSchemaDecoder(new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? Node : TelemetryReflection.Descriptor)), null, MessageIndexOrder.RootFirst);
 
     private static readonly RecordParts IndentedParts = new(
-        new WriterSchemaDecoder(new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? Node : TelemetryReflection.Descriptor), new WriterSchemaDecoderOptions { Indented = true }), null, MessageIndexOrder.RootFirst);
+        new WriterSchemaDecoder(new WriterSchemaDecoderOptions { Indented = true, WriterSchemas = { Source = new FunctionSchemaSource(id => id.Id is int n && n % 2 == 0 ? Node : TelemetryReflection.Descriptor) } }), null, MessageIndexOrder.RootFirst);
 
     public static void Check(ReadOnlySpan<byte> input)
     {

@@ -77,7 +77,7 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
         IHostApplicationLifetime? lifetime = services.GetService<IHostApplicationLifetime>();
         DeadLetterTopicReader? reader = options.Kafka is null ? null : new DeadLetterTopicReader(options.Kafka, options.ProvenanceKeys);
         lifetime?.ApplicationStopped.Register(() => reader?.Dispose());
-        var decoding = new WriterSchemaDecoderOptions { Indented = true };
+        var decoding = new WriterSchemaDecoderOptions { Indented = true, WriterSchemas = { Source = options.WriterSchemaSource } };
         decoding.Framing.SchemaIdLookup = options.Framing.SchemaIdLookup;
         decoding.Framing.MessageIndexEncoding = options.Framing.MessageIndexEncoding;
         decoding.Framing.MessageIndexPresence = options.Framing.MessageIndexPresence;
@@ -85,7 +85,7 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
         WriterSchemaDecoder decoder;
         try
         {
-            decoder = new WriterSchemaDecoder(options.WriterSchemaSource, decoding);
+            decoder = new WriterSchemaDecoder(decoding);
         }
         catch (ArgumentException e)
         {
@@ -154,7 +154,7 @@ public static class KafkaProtobufOperationsEndpointRouteBuilderExtensions
         SecurityHeaders.Apply(context, cacheable);
         if (access.Refused(context))
         {
-            return OperationsApi.Error(context, 403, "This page serves this machine only (AllowAnonymousOnLoopback), by the name localhost or a loopback address (or one of AllowedHosts).");
+            return OperationsApi.Error(context, 403, "This page serves this machine only (AllowAnonymousOnLoopback), by the name localhost or a loopback address (or one of LoopbackHostNames).");
         }
 
         return handler(context);

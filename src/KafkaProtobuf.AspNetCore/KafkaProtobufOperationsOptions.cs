@@ -28,7 +28,7 @@ public sealed class KafkaProtobufOperationsOptions
     /// With no policies set: serve the page, acting included, to anyone connecting from this machine (127.0.0.1 or
     /// ::1) by the name <c>localhost</c> or a loopback address, and 403 to every other address and to a request whose
     /// <c>Host</c> names anything else (a web page on a domain that rebinds its name to 127.0.0.1 must not read or act
-    /// through the operator's browser): <see cref="AllowedHosts"/> names more. For development and samples; a policy,
+    /// through the operator's browser): <see cref="LoopbackHostNames"/> names more. For development and samples; a policy,
     /// when set, applies instead (and the application's own host filtering, <c>AllowedHosts</c> in its settings,
     /// guards its names).
     /// </summary>
@@ -37,9 +37,10 @@ public sealed class KafkaProtobufOperationsOptions
     /// <summary>
     /// With <see cref="AllowAnonymousOnLoopback"/>: host names besides <c>localhost</c> and loopback addresses that a
     /// request's <c>Host</c> may name (without a port, compared without regard to case), e.g. this machine's own name.
-    /// Name only names that resolve to this machine and nothing else.
+    /// Name only names that resolve to this machine and nothing else. Not host filtering (ASP.NET Core's
+    /// <c>AllowedHosts</c> filters every endpoint, with wildcards): these names only widen the loopback mode.
     /// </summary>
-    public IList<string> AllowedHosts { get; } = new List<string>();
+    public IList<string> LoopbackHostNames { get; } = new List<string>();
 
     /// <summary>
     /// The Kafka client settings the page reads dead letters and redrives with (bootstrap servers, security). Unset:
@@ -109,9 +110,9 @@ public sealed class KafkaProtobufOperationsOptions
             throw new InvalidOperationException("MaxRawBytes must be at least 1 (it was " + MaxRawBytes + ").");
         }
 
-        if (AllowedHosts.Any(h => string.IsNullOrWhiteSpace(h) || h.Contains(':', StringComparison.Ordinal) || h.Contains('*', StringComparison.Ordinal)))
+        if (LoopbackHostNames.Any(h => string.IsNullOrWhiteSpace(h) || h.Contains(':', StringComparison.Ordinal) || h.Contains('*', StringComparison.Ordinal)))
         {
-            throw new InvalidOperationException("AllowedHosts holds a name that is empty, has a port or a wildcard: give host names only (e.g. \"devbox.local\").");
+            throw new InvalidOperationException("LoopbackHostNames holds a name that is empty, has a port or a wildcard: give host names only (e.g. \"devbox.local\").");
         }
 
         if (DeadLetterTopics.Any(string.IsNullOrWhiteSpace))

@@ -30,10 +30,17 @@ public static class KafkaProtobufResourceBuilderExtensions
     /// </summary>
     /// <param name="builder">The AppHost's builder.</param>
     /// <param name="name">The resource's name, and the connection name services read it by.</param>
-    /// <param name="brokerCount">Brokers in the cluster, 1 or more; default 1.</param>
+    /// <returns>The resource's builder: a cluster of one broker.</returns>
+    public static IResourceBuilder<EmbeddedKafkaResource> AddEmbeddedKafka(this IDistributedApplicationBuilder builder, string name) =>
+        AddEmbeddedKafka(builder, name, 1);
+
+    /// <summary>As <see cref="AddEmbeddedKafka(IDistributedApplicationBuilder, string)"/>, with more brokers (a partition's leader can then be taken down).</summary>
+    /// <param name="builder">The AppHost's builder.</param>
+    /// <param name="name">The resource's name, and the connection name services read it by.</param>
+    /// <param name="brokerCount">Brokers in the cluster, 1 or more.</param>
     /// <returns>The resource's builder.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="brokerCount"/> is below 1.</exception>
-    public static IResourceBuilder<EmbeddedKafkaResource> AddEmbeddedKafka(this IDistributedApplicationBuilder builder, string name, int brokerCount = 1)
+    public static IResourceBuilder<EmbeddedKafkaResource> AddEmbeddedKafka(this IDistributedApplicationBuilder builder, string name, int brokerCount)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentException.ThrowIfNullOrWhiteSpace(name);
@@ -62,13 +69,20 @@ public static class KafkaProtobufResourceBuilderExtensions
             .WithCommand(GroupLagCommand.Name, "Group lag", context => GroupLagCommand.ExecuteAsync(kafka, context), GroupLagCommand.Options());
     }
 
+    /// <summary>Creates a topic of one partition when the cluster starts (a topic added twice takes the last partition count).</summary>
+    /// <param name="builder">The Kafka resource's builder.</param>
+    /// <param name="topic">The topic's name.</param>
+    /// <returns>The builder.</returns>
+    public static IResourceBuilder<EmbeddedKafkaResource> WithTopic(this IResourceBuilder<EmbeddedKafkaResource> builder, string topic) =>
+        WithTopic(builder, topic, 1);
+
     /// <summary>Creates a topic when the cluster starts (a topic added twice takes the last partition count).</summary>
     /// <param name="builder">The Kafka resource's builder.</param>
     /// <param name="topic">The topic's name.</param>
-    /// <param name="partitions">Its partitions, 1 or more; default 1.</param>
+    /// <param name="partitions">Its partitions, 1 or more.</param>
     /// <returns>The builder.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="partitions"/> is below 1.</exception>
-    public static IResourceBuilder<EmbeddedKafkaResource> WithTopic(this IResourceBuilder<EmbeddedKafkaResource> builder, string topic, int partitions = 1)
+    public static IResourceBuilder<EmbeddedKafkaResource> WithTopic(this IResourceBuilder<EmbeddedKafkaResource> builder, string topic, int partitions)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentException.ThrowIfNullOrWhiteSpace(topic);

@@ -25,7 +25,7 @@ namespace Microsoft.Extensions.Hosting;
 /// in the AppHost sets), with a health check, OpenTelemetry tracing and metrics and librdkafka's log through
 /// <see cref="ILogger"/>, each switchable off (<see cref="KafkaProtobufConsumerSettings"/>,
 /// <see cref="KafkaProtobufProducerSettings"/>, <see cref="KafkaProtobufRegistrySettings"/>). Each call comes as an
-/// overload set, as Aspire's own integrations do: the connection alone, with options, or with settings, options and
+/// overload set, as Aspire's own integrations do: the connection alone, with settings, or with settings, options and
 /// (a producer) its builder.
 /// </summary>
 public static class AspireKafkaProtobufExtensions
@@ -51,19 +51,23 @@ public static class AspireKafkaProtobufExtensions
         this IHostApplicationBuilder builder, string connectionName, string consumerName) =>
         AddKafkaProtobufConsumer<TKey, TValue>(builder, connectionName, consumerName, null, null);
 
-    /// <summary>As <see cref="AddKafkaProtobufConsumer{TKey, TValue}(IHostApplicationBuilder, string, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <summary>
+    /// As <see cref="AddKafkaProtobufConsumer{TKey, TValue}(IHostApplicationBuilder, string, string)"/>, with the
+    /// settings changed by <paramref name="configureSettings"/>, as Aspire's integrations take them (options: the
+    /// overload with both delegates, or the section).
+    /// </summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <typeparam name="TValue">The value type: a generated message type, or <see cref="IMessage"/> for several.</typeparam>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The Kafka resource's connection name.</param>
     /// <param name="consumerName">The consumer's name, unique in the service.</param>
-    /// <param name="configureOptions">Sets or overrides options after the section and the connection string (e.g. <c>AutoOffsetReset</c>).</param>
+    /// <param name="configureSettings">Changes the settings read from configuration (connection string, switches).</param>
     /// <returns>The consumer's builder.</returns>
     /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
     /// <exception cref="ArgumentException">A name is empty, the consumer's name is taken, or the connection string cannot be read.</exception>
     public static KafkaProtobufConsumerBuilder<TKey, TValue> AddKafkaProtobufConsumer<TKey, TValue>(
-        this IHostApplicationBuilder builder, string connectionName, string consumerName, Action<KafkaProtobufConsumerOptions> configureOptions) =>
-        AddKafkaProtobufConsumer<TKey, TValue>(builder, connectionName, consumerName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)));
+        this IHostApplicationBuilder builder, string connectionName, string consumerName, Action<KafkaProtobufConsumerSettings> configureSettings) =>
+        AddKafkaProtobufConsumer<TKey, TValue>(builder, connectionName, consumerName, configureSettings ?? throw new ArgumentNullException(nameof(configureSettings)), null);
 
     /// <summary>
     /// As <see cref="AddKafkaProtobufConsumer{TKey, TValue}(IHostApplicationBuilder, string, string)"/>, with the
@@ -155,14 +159,14 @@ public static class AspireKafkaProtobufExtensions
     public static void AddKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName) =>
         AddRegistryClient(builder, connectionName, null, null, keyed: false);
 
-    /// <summary>As <see cref="AddKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <summary>As <see cref="AddKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, with the settings changed by <paramref name="configureSettings"/> (as Aspire's integrations take them).</summary>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The registry resource's connection name.</param>
-    /// <param name="configureOptions">Sets or overrides the client's options.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration (connection string, health check).</param>
     /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
     /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
-    public static void AddKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName, Action<RegistryClientOptions> configureOptions) =>
-        AddRegistryClient(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), keyed: false);
+    public static void AddKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufRegistrySettings> configureSettings) =>
+        AddRegistryClient(builder, connectionName, configureSettings ?? throw new ArgumentNullException(nameof(configureSettings)), null, keyed: false);
 
     /// <summary>
     /// As <see cref="AddKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, with the settings changed by
@@ -190,14 +194,14 @@ public static class AspireKafkaProtobufExtensions
     public static void AddKeyedKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName) =>
         AddRegistryClient(builder, connectionName, null, null, keyed: true);
 
-    /// <summary>As <see cref="AddKeyedKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <summary>As <see cref="AddKeyedKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, with the settings changed by <paramref name="configureSettings"/> (as Aspire's integrations take them).</summary>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The registry resource's connection name, and the service key.</param>
-    /// <param name="configureOptions">Sets or overrides the client's options.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration (connection string, health check).</param>
     /// <exception cref="InvalidOperationException">No connection string, or a switch that is not true or false.</exception>
     /// <exception cref="ArgumentException">The connection string or a setting cannot be read.</exception>
-    public static void AddKeyedKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName, Action<RegistryClientOptions> configureOptions) =>
-        AddRegistryClient(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), keyed: true);
+    public static void AddKeyedKafkaProtobufRegistryClient(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufRegistrySettings> configureSettings) =>
+        AddRegistryClient(builder, connectionName, configureSettings ?? throw new ArgumentNullException(nameof(configureSettings)), null, keyed: true);
 
     /// <summary>As <see cref="AddKeyedKafkaProtobufRegistryClient(IHostApplicationBuilder, string)"/>, with settings and options changed.</summary>
     /// <param name="builder">The service's host builder.</param>
@@ -214,7 +218,7 @@ public static class AspireKafkaProtobufExtensions
     /// Adds a singleton <see cref="IProducer{TKey, TValue}"/> connected to the Kafka of <paramref name="connectionName"/>
     /// whose values are written by <see cref="RegistryProtobufSerializer{T}"/> (the schema registered on first use) with
     /// the registry client added by <c>AddKafkaProtobufRegistryClient</c> (or the keyed one
-    /// <see cref="KafkaProtobufProducerOptions.Registry"/> names); keys by Confluent.Kafka's serializers. Options from
+    /// <see cref="KafkaProtobufProducerOptions.RegistryConnectionName"/> names); keys by Confluent.Kafka's serializers. Options from
     /// <c>Aspire:KafkaProtobuf:Producers:{connectionName}</c>, then the connection string. Flushed when the host stops;
     /// a health check asks the brokers for metadata on its connections (nothing is written); librdkafka's log goes to
     /// <see cref="ILogger"/>.
@@ -229,17 +233,17 @@ public static class AspireKafkaProtobufExtensions
         where TValue : class, IMessage<TValue>, new() =>
         AddProducer<TKey, TValue>(builder, connectionName, null, null, null, keyed: false);
 
-    /// <summary>As <see cref="AddKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <summary>As <see cref="AddKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, with the settings changed by <paramref name="configureSettings"/> (as Aspire's integrations take them).</summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <typeparam name="TValue">The generated message type of the values.</typeparam>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The Kafka resource's connection name.</param>
-    /// <param name="configureOptions">Sets or overrides the options.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration (connection string, switches).</param>
     /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
     /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
-    public static void AddKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufProducerOptions> configureOptions)
+    public static void AddKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufProducerSettings> configureSettings)
         where TValue : class, IMessage<TValue>, new() =>
-        AddProducer<TKey, TValue>(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), null, keyed: false);
+        AddProducer<TKey, TValue>(builder, connectionName, configureSettings ?? throw new ArgumentNullException(nameof(configureSettings)), null, null, keyed: false);
 
     /// <summary>
     /// As <see cref="AddKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, with the settings, the
@@ -277,17 +281,17 @@ public static class AspireKafkaProtobufExtensions
         where TValue : class, IMessage<TValue>, new() =>
         AddProducer<TKey, TValue>(builder, connectionName, null, null, null, keyed: true);
 
-    /// <summary>As <see cref="AddKeyedKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, then <paramref name="configureOptions"/>.</summary>
+    /// <summary>As <see cref="AddKeyedKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, with the settings changed by <paramref name="configureSettings"/> (as Aspire's integrations take them).</summary>
     /// <typeparam name="TKey">The key type.</typeparam>
     /// <typeparam name="TValue">The generated message type of the values.</typeparam>
     /// <param name="builder">The service's host builder.</param>
     /// <param name="connectionName">The Kafka resource's connection name, and the service key.</param>
-    /// <param name="configureOptions">Sets or overrides the options.</param>
+    /// <param name="configureSettings">Changes the settings read from configuration (connection string, switches).</param>
     /// <exception cref="InvalidOperationException">No connection string, or a setting that cannot be read.</exception>
     /// <exception cref="ArgumentException">The connection string cannot be read.</exception>
-    public static void AddKeyedKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufProducerOptions> configureOptions)
+    public static void AddKeyedKafkaProtobufProducer<TKey, TValue>(this IHostApplicationBuilder builder, string connectionName, Action<KafkaProtobufProducerSettings> configureSettings)
         where TValue : class, IMessage<TValue>, new() =>
-        AddProducer<TKey, TValue>(builder, connectionName, null, configureOptions ?? throw new ArgumentNullException(nameof(configureOptions)), null, keyed: true);
+        AddProducer<TKey, TValue>(builder, connectionName, configureSettings ?? throw new ArgumentNullException(nameof(configureSettings)), null, null, keyed: true);
 
     /// <summary>As <see cref="AddKeyedKafkaProtobufProducer{TKey, TValue}(IHostApplicationBuilder, string)"/>, with settings, options and the builder changed.</summary>
     /// <typeparam name="TKey">The key type.</typeparam>
@@ -398,9 +402,9 @@ public static class AspireKafkaProtobufExtensions
 
         IProducer<TKey, TValue> Create(IServiceProvider services)
         {
-            RegistryClient registry = options.Registry is null
+            RegistryClient registry = options.RegistryConnectionName is null
                 ? services.GetRequiredService<RegistryClient>()
-                : services.GetRequiredKeyedService<RegistryClient>(options.Registry);
+                : services.GetRequiredKeyedService<RegistryClient>(options.RegistryConnectionName);
             var producer = new ProducerBuilder<TKey, TValue>(options.Producer)
                 .SetProtobufValueSerializer(registry, options.Serializer);
             if (!settings.DisableLogging && services.GetService<ILoggerFactory>() is { } loggers)

@@ -6,8 +6,8 @@ namespace KafkaProtobuf.Aspire;
 /// <summary>
 /// A registering Protobuf producer's options, read from <c>Aspire:KafkaProtobuf:Producers:{connectionName}</c>
 /// (<c>Producer</c>: librdkafka's setting names; <c>Serializer</c>: <c>AutoRegisterSchemas</c>, <c>UseLatestVersion</c>,
-/// <c>NormalizeSchemas</c>, <c>SkipKnownTypes</c>, <c>SubjectNaming</c>, <c>SchemaIdPlacement</c>; <c>Registry</c>: the
-/// registry's connection name), then set in code. The connection string's settings win over <see cref="Producer"/>'s.
+/// <c>NormalizeSchemas</c>, <c>SkipKnownTypes</c>, <c>SubjectNaming</c>, <c>SchemaIdPlacement</c>; <c>RegistryConnectionName</c>:
+/// the registry client's connection name), then set in code. The connection string's settings win over <see cref="Producer"/>'s.
 /// </summary>
 public sealed class KafkaProtobufProducerOptions
 {
@@ -21,5 +21,5 @@ public sealed class KafkaProtobufProducerOptions
     /// The connection name of the registry client to register with (added by <c>AddKeyedKafkaProtobufRegistryClient</c>);
     /// null: the one added by <c>AddKafkaProtobufRegistryClient</c>.
     /// </summary>
-    public string? Registry { get; set; }
+    public string? RegistryConnectionName { get; set; }
 }

@@ -4,10 +4,10 @@ namespace KafkaProtobuf.Hosting;
 /// The names of the hosted consumer's diagnostic events: what must be accounted for record by record (each delivery,
 /// stored offset, dead letter, move back), too much for a log, written on the consumer's own threads to the
 /// <see cref="System.Diagnostics.DiagnosticListener"/> named <see cref="ListenerName"/> (subscribe through
-/// <see cref="System.Diagnostics.DiagnosticListener.AllListeners"/>). Each event's payload has the properties
-/// <c>Consumer</c> (the consumer's name) and <c>Group</c>, and, as the event needs, <c>Position</c> (a
-/// <c>TopicPartitionOffset</c>), <c>Partitions</c>, <c>Lost</c>, <c>SchemaUnavailable</c>, <c>Committed</c>
-/// (<c>CommittedOffsets</c>), <c>Error</c> or <c>ReadAheadBytes</c>: read them by name, as with any listener's payload.
+/// <see cref="System.Diagnostics.DiagnosticListener.AllListeners"/>). Each event's payload is a
+/// <see cref="KafkaProtobufConsumerEvent"/>: <c>ConsumerName</c> and <c>GroupId</c>, and, as the event needs,
+/// <c>Position</c>, <c>Partitions</c>, <c>Lost</c>, <c>SchemaUnavailable</c>, <c>Committed</c>, <c>Error</c> or
+/// <c>ReadAheadBytes</c>.
 /// With no subscriber an event costs a field read.
 /// </summary>
 public static class KafkaProtobufConsumerDiagnostics

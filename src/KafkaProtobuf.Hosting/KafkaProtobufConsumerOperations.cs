@@ -33,17 +33,18 @@ public sealed class KafkaProtobufConsumerOperations
     /// Pauses a partition of a consumer: it stops fetching until <see cref="ResumeAsync"/> (records already taken are
     /// still handled). The pause holds while this member holds the partition; a rebalance that takes it away ends it.
     /// </summary>
-    /// <param name="consumer">The hosted consumer's name.</param>
+    /// <param name="consumerName">The hosted consumer's name (as registered, and as snapshots name it).</param>
     /// <param name="topic">The topic.</param>
     /// <param name="partition">The partition number.</param>
     /// <param name="cancellationToken">Stops waiting (the request is withdrawn if the loop has not taken it).</param>
     /// <returns>What became of the request.</returns>
     /// <exception cref="ArgumentException">
-    /// <paramref name="consumer"/> or <paramref name="topic"/> is empty, or <paramref name="partition"/> is negative.
+    /// <paramref name="consumerName"/> or <paramref name="topic"/> is null or empty (thrown at the call).
     /// </exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="partition"/> is negative (thrown at the call).</exception>
     public Task<PartitionActionResult> PauseAsync(
-        string consumer, string topic, int partition, CancellationToken cancellationToken = default) =>
-        RequestAsync(consumer, OperatorAction.Pause, topic, partition, 0, cancellationToken);
+        string consumerName, string topic, int partition, CancellationToken cancellationToken = default) =>
+        RequestAsync(Checked(consumerName, topic, partition), OperatorAction.Pause, topic, partition, 0, cancellationToken);
 
     /// <summary>
     /// Resumes a partition an operator paused; one paused for another reason (the read-ahead budget, a record read again
@@ -51,33 +52,34 @@ public sealed class KafkaProtobufConsumerOperations
     /// </summary>
     /// <inheritdoc cref="PauseAsync"/>
     public Task<PartitionActionResult> ResumeAsync(
-        string consumer, string topic, int partition, CancellationToken cancellationToken = default) =>
-        RequestAsync(consumer, OperatorAction.Resume, topic, partition, 0, cancellationToken);
+        string consumerName, string topic, int partition, CancellationToken cancellationToken = default) =>
+        RequestAsync(Checked(consumerName, topic, partition), OperatorAction.Resume, topic, partition, 0, cancellationToken);
 
     /// <summary>
     /// Rewinds a partition of a consumer: it reads again from <paramref name="offset"/> (at once, or when it resumes if
     /// paused), and its handler gets those records again; records already taken past it are still concluded. Only back:
     /// an offset past the consumer's position, or before the partition's start, is refused.
     /// </summary>
-    /// <param name="consumer">The hosted consumer's name.</param>
+    /// <param name="consumerName">The hosted consumer's name (as registered, and as snapshots name it).</param>
     /// <param name="topic">The topic.</param>
     /// <param name="partition">The partition number.</param>
     /// <param name="offset">The first offset to read again.</param>
     /// <param name="cancellationToken">Stops waiting (the request is withdrawn if the loop has not taken it).</param>
     /// <returns>What became of the request.</returns>
     /// <exception cref="ArgumentException">
-    /// <paramref name="consumer"/> or <paramref name="topic"/> is empty, or <paramref name="partition"/> is negative.
+    /// <paramref name="consumerName"/> or <paramref name="topic"/> is null or empty (thrown at the call).
     /// </exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="partition"/> is negative (thrown at the call).</exception>
     public Task<PartitionActionResult> RewindAsync(
-        string consumer, string topic, int partition, long offset, CancellationToken cancellationToken = default) =>
-        RequestAsync(consumer, OperatorAction.Rewind, topic, partition, offset, cancellationToken);
+        string consumerName, string topic, int partition, long offset, CancellationToken cancellationToken = default) =>
+        RequestAsync(Checked(consumerName, topic, partition), OperatorAction.Rewind, topic, partition, offset, cancellationToken);
 
-    private async Task<PartitionActionResult> RequestAsync(
-        string consumer, OperatorAction action, string topic, int partition, long offset, CancellationToken cancellationToken)
+    /// <summary>Refuses, at the call, what no request could use; the consumer's name.</summary>
+    private static string Checked(string consumerName, string topic, int partition)
     {
-        if (string.IsNullOrEmpty(consumer))
+        if (string.IsNullOrEmpty(consumerName))
         {
-            throw new ArgumentException("A consumer name is needed.", nameof(consumer));
+            throw new ArgumentException("A consumer name is needed.", nameof(consumerName));
         }
 
         if (string.IsNullOrEmpty(topic))
@@ -87,9 +89,15 @@ public sealed class KafkaProtobufConsumerOperations
 
         if (partition < 0)
         {
-            throw new ArgumentException("A partition number is 0 or more.", nameof(partition));
+            throw new ArgumentOutOfRangeException(nameof(partition), partition, "A partition number is 0 or more.");
         }
 
+        return consumerName;
+    }
+
+    private async Task<PartitionActionResult> RequestAsync(
+        string consumer, OperatorAction action, string topic, int partition, long offset, CancellationToken cancellationToken)
+    {
         if (!_states.TryGet(consumer, out ConsumerStatus status))
         {
             return PartitionActionResult.UnknownConsumer;

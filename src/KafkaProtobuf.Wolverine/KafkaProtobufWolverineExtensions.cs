@@ -14,7 +14,7 @@ namespace KafkaProtobuf.Wolverine;
 public static class KafkaProtobufWolverineExtensions
 {
     /// <summary>
-    /// Reads the topic's records as Protobuf messages of several types with <paramref name="values"/>: each record's
+    /// Reads the topic's records as Protobuf messages of several types with <paramref name="deserializer"/>: each record's
     /// schema id (in its prefix, or in a header; ids and GUIDs) and message-index path choose its generated type, and the
     /// record reaches the Wolverine handler of that type. A record that cannot be read (bad framing, an unknown schema id,
     /// a type the deserializer does not read and was told to reject) fails with <see cref="InvalidFrameException"/> in
@@ -25,17 +25,17 @@ public static class KafkaProtobufWolverineExtensions
     /// committed meanwhile. A tombstone reaches a handler of Wolverine's <see cref="KafkaTombstone"/>, if there is one.
     /// </summary>
     /// <param name="listener">The Kafka listener (<c>opts.ListenToKafkaTopic(name)</c>).</param>
-    /// <param name="values">
+    /// <param name="deserializer">
     /// The library's deserializer for the value: compiled types only (<see cref="MultiTypeProtobufDeserializer.ForFiles"/>),
     /// or a schema registry (<c>WriterSchemas.Source</c> a <see cref="RegistryClient"/>).
     /// </param>
     /// <returns>The listener, to go on configuring it.</returns>
-    public static KafkaListenerConfiguration ReadProtobuf(this KafkaListenerConfiguration listener, MultiTypeProtobufDeserializer values)
+    public static KafkaListenerConfiguration ReadProtobuf(this KafkaListenerConfiguration listener, MultiTypeProtobufDeserializer deserializer)
     {
         ArgumentNullException.ThrowIfNull(listener);
-        ArgumentNullException.ThrowIfNull(values);
+        ArgumentNullException.ThrowIfNull(deserializer);
         ProtobufTopic topic = TopicOf(listener);
-        topic.Reader = new ProtobufReader(values);
+        topic.Reader = new ProtobufReader(deserializer);
         listener.DefaultSerializer(topic.Serializer);
         return listener.UseInterop((runtime, _) => topic.MapperFor(runtime));
     }

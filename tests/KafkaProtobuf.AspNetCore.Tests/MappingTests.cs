@@ -114,7 +114,7 @@ public sealed class MappingTests(PageApp app)
             page =>
             {
                 page.AllowAnonymousOnLoopback = true;
-                page.AllowedHosts.Add("devbox.local");
+                page.LoopbackHostNames.Add("devbox.local");
                 page.Kafka = new ClientConfig { BootstrapServers = app.Cluster.BootstrapServers };
                 page.DeadLetterTopics.Add(PageApp.DeadLetterTopic);
             },
@@ -166,8 +166,8 @@ public sealed class MappingTests(PageApp app)
 
         await local.StopAsync().WaitAsync(PageApp.Timeout);
 
-        Assert.Throws<InvalidOperationException>(() => app.Build(page => { page.AllowAnonymousOnLoopback = true; page.AllowedHosts.Add("devbox.local:8080"); }, withConsumer: false));
-        Assert.Throws<InvalidOperationException>(() => app.Build(page => { page.AllowAnonymousOnLoopback = true; page.AllowedHosts.Add("*"); }, withConsumer: false));
+        Assert.Throws<InvalidOperationException>(() => app.Build(page => { page.AllowAnonymousOnLoopback = true; page.LoopbackHostNames.Add("devbox.local:8080"); }, withConsumer: false));
+        Assert.Throws<InvalidOperationException>(() => app.Build(page => { page.AllowAnonymousOnLoopback = true; page.LoopbackHostNames.Add("*"); }, withConsumer: false));
     }
 
     [Theory]

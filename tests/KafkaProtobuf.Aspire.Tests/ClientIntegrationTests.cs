@@ -144,13 +144,17 @@ public sealed class ClientIntegrationTests : IDisposable
         }, builder =>
         {
             builder.AddKafkaProtobufRegistryClient("registry");
-            builder.AddKafkaProtobufProducer<string, OrderPlaced>("kafka", configureOptions: options =>
-            {
-                Assert.Equal(7, options.Producer.LingerMs);
-                Assert.False(options.Serializer.AutoRegisterSchemas);
-                Assert.Equal(_cluster.BootstrapServers, options.Producer.BootstrapServers);
-                options.Serializer.AutoRegisterSchemas = true;
-            });
+            builder.AddKafkaProtobufProducer<string, OrderPlaced>(
+                "kafka",
+                configureSettings: null,
+                configureOptions: options =>
+                {
+                    Assert.Equal(7, options.Producer.LingerMs);
+                    Assert.False(options.Serializer.AutoRegisterSchemas);
+                    Assert.Equal(_cluster.BootstrapServers, options.Producer.BootstrapServers);
+                    options.Serializer.AutoRegisterSchemas = true;
+                },
+                configureBuilder: null);
         });
 
         // AutoRegisterSchemas set back to true in code: the first record registers its schema.
@@ -170,7 +174,7 @@ public sealed class ClientIntegrationTests : IDisposable
         {
             builder.AddKafkaProtobufRegistryClient("registry");
             builder.AddKafkaProtobufProducer<string, OrderPlaced>("kafka");
-            builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureOptions: o => o.Topics.Add("orders")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
+            builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureSettings: null, configureOptions: o => o.Topics.Add("orders")).WithProtobufValues().Handle((_, _) => Task.CompletedTask);
         });
         HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
 
@@ -258,7 +262,7 @@ public sealed class ClientIntegrationTests : IDisposable
     public async Task CodeThatReplacesTheConsumerConfig_KeepsTheConnection_AndItsOwnSettings()
     {
         using IHost host = Build(new() { ["ConnectionStrings:kafka"] = _cluster.BootstrapServers }, builder =>
-            builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", options =>
+            builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", null, options =>
             {
                 options.Consumer = new ConsumerConfig { ClientId = "replaced" }; // bootstrap servers and group id gone with the old one
                 options.Topics.Add("orders");
@@ -285,7 +289,7 @@ public sealed class ClientIntegrationTests : IDisposable
         using IHost host = Build(new()
         {
             ["ConnectionStrings:kafka"] = _cluster.BootstrapServers,
-        }, builder => builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureOptions: o => o.Topics.Add("orders")).WithProtobufValues().Handle((_, _) => Task.CompletedTask));
+        }, builder => builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureSettings: null, configureOptions: o => o.Topics.Add("orders")).WithProtobufValues().Handle((_, _) => Task.CompletedTask));
 
         Assert.NotNull(host.Services.GetService<TracerProvider>());
         using var source = new ActivitySource(KafkaProtobufConsumerTracing.ActivitySourceName);
@@ -320,7 +324,7 @@ public sealed class ClientIntegrationTests : IDisposable
         {
             ["ConnectionStrings:audit-kafka"] = _cluster.BootstrapServers,
             ["ConnectionStrings:audit-registry"] = _registry.Url,
-            ["Aspire:KafkaProtobuf:Producers:audit-kafka:Registry"] = "audit-registry",
+            ["Aspire:KafkaProtobuf:Producers:audit-kafka:RegistryConnectionName"] = "audit-registry",
         }, builder =>
         {
             builder.AddKeyedKafkaProtobufRegistryClient("audit-registry");

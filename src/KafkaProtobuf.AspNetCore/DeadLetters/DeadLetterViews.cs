@@ -105,7 +105,7 @@ internal sealed class DeadLetterViews(WriterSchemaDecoder decoder, int maxShownC
             }
 
             part.Problem ??= decoded.ErrorMessage is { } problem ? Inert(problem, 500)
-                : decoder.HasSchemaSource ? null
+                : decoder.DecodesPayloads ? null
                 : "no schema source is set for the page: the payload is not decoded";
         }
 

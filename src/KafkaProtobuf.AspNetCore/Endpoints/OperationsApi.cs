@@ -107,7 +107,7 @@ internal sealed class OperationsApi(
             return;
         }
 
-        if (!DeadLetterCursor.TryParse(context.Request.Query["before"], out DeadLetterCursor cursor))
+        if (!DeadLetterCursor.TryParse(context.Request.Query["before"], out DeadLetterCursor? cursor))
         {
             await Error(context, 400, "'before' is not a cursor (partition:offset,...).").ConfigureAwait(false);
             return;

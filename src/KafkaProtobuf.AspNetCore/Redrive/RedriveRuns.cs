@@ -52,7 +52,7 @@ internal sealed class RedriveRuns(ClientConfig kafka, ProvenanceKeys? keys, ILog
                 Code = entry.ErrorCode is null ? null : BoundedText.Cut(entry.ErrorCode, 200),
                 Outcome = RedriveOutcomes.Describe(entry.Outcome, dryRun: true),
             }).OrderBy(i => i.Partition).ThenBy(i => i.Offset).ToList(),
-            ItemsCut = plan.DeadLettersCut,
+            ItemsCut = plan.HasMoreDeadLetters,
         };
     }
 

@@ -44,7 +44,7 @@ internal sealed class Access(KafkaProtobufOperationsOptions options, IAuthorizat
             return true;
         }
 
-        foreach (string allowed in options.AllowedHosts)
+        foreach (string allowed in options.LoopbackHostNames)
         {
             if (name.Equals(allowed, StringComparison.OrdinalIgnoreCase))
             {

@@ -80,7 +80,7 @@ internal sealed class DeadLetterCommands(EmbeddedKafkaResource kafka)
             text.Append(Describe(entry)).Append('\n');
         }
 
-        if (plan.DeadLettersCut)
+        if (plan.HasMoreDeadLetters)
         {
             text.Append("… and more (the first ").Append(RedrivePlan.MaxListedDeadLetters.ToString(CultureInfo.InvariantCulture)).Append(" are listed)\n");
         }

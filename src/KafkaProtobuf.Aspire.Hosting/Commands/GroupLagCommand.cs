@@ -41,12 +41,12 @@ internal static class GroupLagCommand
         {
             ConsumerGroupLag lag = await ConsumerGroupLag.MeasureAsync(config, group, [], context.CancellationToken).ConfigureAwait(false);
             var text = new StringBuilder(lag.ToTable());
-            if (lag.OwnersUnknown is { } ownersUnknown)
+            if (lag.OwnersUnknownReason is { } ownersUnknown)
             {
                 text.Append("owners not shown: ").Append(BoundedText.Cut(ownersUnknown)).Append('\n');
             }
 
-            if (lag.NothingCommitted is { } nothing)
+            if (lag.NothingCommittedWarning is { } nothing)
             {
                 text.Append(nothing).Append('\n');
             }
@@ -54,7 +54,7 @@ internal static class GroupLagCommand
             int count = lag.Partitions.Count;
             string summary = "Group '" + BoundedText.Cut(group, 250) + "': total lag " + lag.TotalLag.ToString(CultureInfo.InvariantCulture)
                 + " over " + count.ToString(CultureInfo.InvariantCulture) + (count == 1 ? " partition" : " partitions") + "."
-                + (lag.NothingCommitted is null ? string.Empty : " It has no committed offsets: no such group, or it has not committed yet.");
+                + (lag.NothingCommittedWarning is null ? string.Empty : " It has no committed offsets: no such group, or it has not committed yet.");
             return CommandResults.Success(summary, text.ToString(), CommandResultFormat.Text);
         }
         catch (KafkaException e)

@@ -48,13 +48,13 @@ internal static class ProducerSection
                     }
 
                     break;
-                case "REGISTRY":
-                    options.Registry = setting.Value is { Length: > 0 } registry ? registry : options.Registry;
+                case "REGISTRYCONNECTIONNAME":
+                    options.RegistryConnectionName = setting.Value is { Length: > 0 } registry ? registry : options.RegistryConnectionName;
                     break;
                 case "DISABLEHEALTHCHECKS" or "DISABLELOGGING":
                     break; // the producer's switches (KafkaProtobufProducerSettings), read with the root's
                 default:
-                    throw Unknown(setting, ["Producer", "Serializer", "Registry", "DisableHealthChecks", "DisableLogging"]);
+                    throw Unknown(setting, ["Producer", "Serializer", "RegistryConnectionName", "DisableHealthChecks", "DisableLogging"]);
             }
         }
     }

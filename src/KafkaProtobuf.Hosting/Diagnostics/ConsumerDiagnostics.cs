@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
 using Events = KafkaProtobuf.Hosting.KafkaProtobufConsumerDiagnostics;
+using Payload = KafkaProtobuf.Hosting.KafkaProtobufConsumerEvent;
 
 namespace KafkaProtobuf.Hosting.Diagnostics;
 
@@ -19,7 +20,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.AssignedEvent))
         {
-            Write(Events.AssignedEvent, new ConsumerEvent(consumer, group, partitions: partitions));
+            Write(Events.AssignedEvent, new Payload(consumer, group, partitions: partitions));
         }
     }
 
@@ -27,7 +28,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.RevokedEvent))
         {
-            Write(Events.RevokedEvent, new ConsumerEvent(consumer, group, partitions: partitions, lost: lost));
+            Write(Events.RevokedEvent, new Payload(consumer, group, partitions: partitions, lost: lost));
         }
     }
 
@@ -35,7 +36,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.DeliveredEvent))
         {
-            Write(Events.DeliveredEvent, new ConsumerEvent(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
+            Write(Events.DeliveredEvent, new Payload(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
         }
     }
 
@@ -43,7 +44,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.MovedBackEvent))
         {
-            Write(Events.MovedBackEvent, new ConsumerEvent(consumer, group, position: record, schemaUnavailable: schemaUnavailable));
+            Write(Events.MovedBackEvent, new Payload(consumer, group, position: record, schemaUnavailable: schemaUnavailable));
         }
     }
 
@@ -51,7 +52,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.DeadLetteredEvent))
         {
-            Write(Events.DeadLetteredEvent, new ConsumerEvent(consumer, group, position: record));
+            Write(Events.DeadLetteredEvent, new Payload(consumer, group, position: record));
         }
     }
 
@@ -59,7 +60,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.StoredEvent))
         {
-            Write(Events.StoredEvent, new ConsumerEvent(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
+            Write(Events.StoredEvent, new Payload(consumer, group, position: new TopicPartitionOffset(topic, partition, offset)));
         }
     }
 
@@ -67,7 +68,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.CommittedEvent))
         {
-            Write(Events.CommittedEvent, new ConsumerEvent(consumer, group, committed: committed));
+            Write(Events.CommittedEvent, new Payload(consumer, group, committed: committed));
         }
     }
 
@@ -75,7 +76,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.ClientErrorEvent))
         {
-            Write(Events.ClientErrorEvent, new ConsumerEvent(consumer, group, error: error));
+            Write(Events.ClientErrorEvent, new Payload(consumer, group, error: error));
         }
     }
 
@@ -83,7 +84,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.ReadAheadEvent))
         {
-            Write(Events.ReadAheadEvent, new ConsumerEvent(consumer, group, readAheadBytes: bytes));
+            Write(Events.ReadAheadEvent, new Payload(consumer, group, readAheadBytes: bytes));
         }
     }
 
@@ -91,7 +92,7 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
     {
         if (Enabled(Events.StoppingEvent))
         {
-            Write(Events.StoppingEvent, new ConsumerEvent(consumer, group));
+            Write(Events.StoppingEvent, new Payload(consumer, group));
         }
     }
 
@@ -100,8 +101,8 @@ internal sealed class ConsumerDiagnostics(string consumer, string? group)
 
 #if NET
     [System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessage(
-        "Trimming", "IL2026", Justification = "ConsumerEvent's own properties are kept (Write<T>); subscribers that "
+        "Trimming", "IL2026", Justification = "KafkaProtobufConsumerEvent's own properties are kept (Write<T>); subscribers that "
             + "reflect into the Kafka types it carries read their public properties, which Confluent.Kafka's trimming root keeps.")]
 #endif
-    private static void Write(string name, ConsumerEvent payload) => Listener.Write(name, payload);
+    private static void Write(string name, KafkaProtobufConsumerEvent payload) => Listener.Write(name, payload);
 }

@@ -100,7 +100,7 @@ internal static class DeadLettersCommand
                         await output.WriteLineAsync(Describe(entry)).ConfigureAwait(false);
                     }
 
-                    if (plan.DeadLettersCut)
+                    if (plan.HasMoreDeadLetters)
                     {
                         await output.WriteLineAsync("… and more (the first " + RedrivePlan.MaxListedDeadLetters.ToString(CultureInfo.InvariantCulture) + " are listed; the counts cover all)").ConfigureAwait(false);
                     }
@@ -177,7 +177,7 @@ internal static class DeadLettersCommand
                     throw new ArgumentException("--before is not a cursor: give the \"older\" of a window, partition:offset,...");
                 }
 
-                if (count is < 1 or > DeadLetterTopicReader.MaxWindowRecords)
+                if (count < 1 || count > DeadLetterTopicReader.MaxWindowRecords)
                 {
                     throw new ArgumentException("--max must be 1 to " + DeadLetterTopicReader.MaxWindowRecords.ToString(CultureInfo.InvariantCulture));
                 }

@@ -114,7 +114,7 @@ internal static class FrameCommand
             ? "(in the " + (component == MessageComponentType.Key ? SchemaIdHeaderNames.Key : SchemaIdHeaderNames.Value) + " header)"
             : $"0x{data[0]:x2} at 0");
         text.Append("schema        ").AppendLine(part.SchemaId.Guid is { } guid ? " GUID " + guid.ToString("D") : " id " + part.SchemaId.Id?.ToString(CultureInfo.InvariantCulture));
-        text.Append("message index  ").AppendLine(RecordParts.PathText(part.MessageIndexes));
+        text.Append("message index  ").AppendLine(RecordParts.PathText(part.MessageIndexPath));
         text.Append("payload        ").Append(part.PayloadLength.ToString(CultureInfo.InvariantCulture)).Append(" bytes at ").AppendLine(part.PayloadOffset.ToString(CultureInfo.InvariantCulture));
         // What comes from the record or its schema (names, texts, a registry's words) is made inert for the terminal.
         if (part.WriterType is { } type)

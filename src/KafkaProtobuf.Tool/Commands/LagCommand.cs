@@ -62,12 +62,12 @@ internal static class LagCommand
                 return ExitCodes.ConnectionFailure;
             }
 
-            if (lag.OwnersUnknown is { } ownersUnknown)
+            if (lag.OwnersUnknownReason is { } ownersUnknown)
             {
                 await error.WriteLineAsync("kafka-protobuf lag: owners not shown, the brokers did not describe the group: " + TerminalText.Neutralize(ownersUnknown)).ConfigureAwait(false);
             }
 
-            if (lag.NothingCommitted is { } nothing)
+            if (lag.NothingCommittedWarning is { } nothing)
             {
                 await error.WriteLineAsync("kafka-protobuf lag: " + nothing).ConfigureAwait(false);
             }

@@ -126,7 +126,8 @@ internal sealed class SchemaOptions
 
         if (set is not null)
         {
-            return new RecordParts(new WriterSchemaDecoder(DescriptorSetSource(set.FullName, result.GetValue(ProtoFile)), options), null, framing.MessageIndexOrder);
+            options.WriterSchemas.Source = DescriptorSetSource(set.FullName, result.GetValue(ProtoFile));
+            return new RecordParts(new WriterSchemaDecoder(options), null, framing.MessageIndexOrder);
         }
 
         if (registry is null)
@@ -136,11 +137,12 @@ internal sealed class SchemaOptions
                 throw new ArgumentException("--type needs --schema-registry or --descriptor-set: a record's path is read in its writer's schema");
             }
 
-            return new RecordParts(new WriterSchemaDecoder(null, options), null, framing.MessageIndexOrder);
+            return new RecordParts(new WriterSchemaDecoder(options), null, framing.MessageIndexOrder);
         }
 
         RegistryClient client = Client(result, warn)!;
-        return new RecordParts(new WriterSchemaDecoder(client, options), client, framing.MessageIndexOrder);
+        options.WriterSchemas.Source = client;
+        return new RecordParts(new WriterSchemaDecoder(options), client, framing.MessageIndexOrder);
     }
 
     /// <summary>A descriptor set's file as every record's writer's schema: the one named, or else the last (protoc writes the files asked for after their imports).</summary>

@@ -33,7 +33,7 @@ internal static class PartJson
         WriteSchemaId(writer, part.SchemaId);
         writer.WriteString("schemaIdIn", part.SchemaIdPlacement == SchemaIdPlacement.Header ? "header" : "prefix");
         writer.WriteStartArray("messageIndexes");
-        foreach (int index in part.MessageIndexes)
+        foreach (int index in part.MessageIndexPath)
         {
             writer.WriteNumberValue(index);
         }

@@ -19,7 +19,7 @@ internal sealed record ShownPart(DecodedPart Part, string? Hint);
 /// </summary>
 internal sealed class RecordParts(WriterSchemaDecoder decoder, IDisposable? owner, MessageIndexOrder order) : IDisposable
 {
-    public bool HasSchemas => decoder.HasSchemaSource;
+    public bool HasSchemas => decoder.DecodesPayloads;
 
     /// <summary>Decodes one part; with <paramref name="expectedType"/>, a part whose path names another type is bad.</summary>
     /// <exception cref="OperationCanceledException">Ctrl+C while the schema source was asked.</exception>
@@ -49,7 +49,7 @@ internal sealed class RecordParts(WriterSchemaDecoder decoder, IDisposable? owne
             return null;
         }
 
-        string otherPath = PathText(part.MessageIndexes.Reverse().ToList());
+        string otherPath = PathText(part.MessageIndexPath.Reverse().ToList());
         return order == MessageIndexOrder.InnermostFirst
             ? $"read root first, as the format has it, the path is {otherPath}, which names {other.FullName}: this record was not written by Confluent's .NET serializer 2.10.1 to 2.11.0; read it without --message-index-order innermost-first"
             : $"read innermost first, the path is {otherPath}, which names {other.FullName}: the record may come from Confluent's .NET serializer 2.10.1 to 2.11.0, which wrote nested types' paths innermost first; read it with --message-index-order innermost-first";

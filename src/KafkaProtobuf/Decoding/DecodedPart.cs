@@ -16,8 +16,8 @@ public sealed class DecodedPart
         FrameError? error,
         string? errorMessage,
         SchemaIdentifier schemaId,
-        SchemaIdPlacement placement,
-        int[]? messageIndexes,
+        SchemaIdPlacement? placement,
+        int[]? messageIndexPath,
         int payloadOffset,
         int payloadLength,
         MessageDescriptor? writerType,
@@ -28,7 +28,7 @@ public sealed class DecodedPart
         ErrorMessage = errorMessage;
         SchemaId = schemaId;
         SchemaIdPlacement = placement;
-        MessageIndexes = Array.AsReadOnly(messageIndexes ?? NoIndexes);
+        MessageIndexPath = Array.AsReadOnly(messageIndexPath ?? NoIndexes);
         PayloadOffset = payloadOffset;
         PayloadLength = payloadLength;
         WriterType = writerType;
@@ -58,16 +58,16 @@ public sealed class DecodedPart
     /// <summary>The writer's schema id or GUID, when it was read before any fault.</summary>
     public SchemaIdentifier SchemaId { get; }
 
-    /// <summary>Whether the schema identifier came from the record's prefix or its schema-id header.</summary>
-    public SchemaIdPlacement SchemaIdPlacement { get; }
+    /// <summary>Whether the schema identifier came from the record's prefix or its schema-id header; <see langword="null"/> when the framing was not read.</summary>
+    public SchemaIdPlacement? SchemaIdPlacement { get; }
 
-    /// <summary>The message-index path, top-level message first (empty when the framing was not read).</summary>
-    public IReadOnlyList<int> MessageIndexes { get; }
+    /// <summary>The message-index path as the record wrote it (as <c>Frame.MessageIndexPath</c>); empty when the framing was not read.</summary>
+    public IReadOnlyList<int> MessageIndexPath { get; }
 
-    /// <summary>Where the payload starts in the bytes.</summary>
+    /// <summary>Where the payload starts in the bytes (0 when the framing was not read).</summary>
     public int PayloadOffset { get; }
 
-    /// <summary>The payload's length.</summary>
+    /// <summary>The payload's length (0 when the framing was not read).</summary>
     public int PayloadLength { get; }
 
     /// <summary>The writer's message type the path names, when the writer's schema was found and the path names one.</summary>

@@ -29,41 +29,68 @@ public sealed class WriterSchemaDecoder
     // One JSON decoder per file object (two versions of one .proto under different ids are different files).
     private readonly ConditionalWeakTable<FileDescriptor, ProtoJsonDecoder> _decoders = new();
 
-    /// <summary>Creates a decoder with the default options.</summary>
-    /// <param name="schemas">
+    /// <summary>Creates a decoder of framing only, with the default options: payloads are not decoded (no schema source).</summary>
+    public WriterSchemaDecoder()
+        : this(new WriterSchemaDecoderOptions())
+    {
+    }
+
+    /// <summary>Creates a decoder with the default options over one schema source.</summary>
+    /// <param name="source">
     /// Where writers' files come from: a <c>RegistryClient</c> of KafkaProtobuf.SchemaRegistry, a
-    /// <see cref="SingleFileSchemaSource"/>, any <see cref="ISchemaFileSource"/>; <see langword="null"/>: framing only,
-    /// payloads are not decoded.
+    /// <see cref="SingleFileSchemaSource"/>, any <see cref="ISchemaFileSource"/>.
     /// </param>
-    public WriterSchemaDecoder(ISchemaFileSource? schemas)
-        : this(schemas, null)
+    /// <exception cref="ArgumentNullException"><paramref name="source"/> is null (framing only: the constructor without one).</exception>
+    public WriterSchemaDecoder(ISchemaFileSource source)
+        : this(new WriterSchemaDecoderOptions { WriterSchemas = { Source = source ?? throw new ArgumentNullException(nameof(source)) } })
     {
     }
 
     /// <summary>Creates a decoder.</summary>
-    /// <param name="schemas">Where writers' files come from; <see langword="null"/>: framing only.</param>
-    /// <param name="options">Framing, cache, timeout and JSON layout; <see langword="null"/>: the defaults.</param>
+    /// <param name="options">
+    /// Framing, writer's schemas (their source, files known in advance, cache), timeout and JSON layout, as the
+    /// deserializers name them. Copied.
+    /// </param>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
     /// <exception cref="ArgumentException">An option is out of range (the message says which).</exception>
-    public WriterSchemaDecoder(ISchemaFileSource? schemas, WriterSchemaDecoderOptions? options)
+    public WriterSchemaDecoder(WriterSchemaDecoderOptions options)
     {
-        options ??= new WriterSchemaDecoderOptions();
+        if (options is null)
+        {
+            throw new ArgumentNullException(nameof(options));
+        }
+
+        WriterSchemaOptions writers = options.WriterSchemas;
         new OptionProblems(nameof(WriterSchemaDecoderOptions))
-            .Require(options.CacheCapacity >= 1, nameof(options.CacheCapacity), options.CacheCapacity, "at least 1")
+            .Require(writers.CacheCapacity >= 1, nameof(options.WriterSchemas) + "." + nameof(writers.CacheCapacity), writers.CacheCapacity, "at least 1")
             .Require(options.SchemaTimeout > TimeSpan.Zero || options.SchemaTimeout == Timeout.InfiniteTimeSpan, nameof(options.SchemaTimeout), options.SchemaTimeout, "more than zero, or Timeout.InfiniteTimeSpan")
             .ThrowIfAny(nameof(options));
         _reader = new FrameReader(options.Framing, allowEitherOrder: true);
         _eitherOrder = options.Framing.MessageIndexOrder == MessageIndexOrder.EitherByWriterSchema;
         _schemaTimeout = options.SchemaTimeout;
         _indented = options.Indented;
-        if (schemas is not null)
+        if (writers.KnowsWriterFiles)
         {
-            var writerSchemas = new WriterSchemaOptions { Source = schemas, CacheCapacity = options.CacheCapacity };
-            _schemas = new WriterSchemaResolver(Array.Empty<MessageDescriptor>(), writerSchemas);
+            var copy = new WriterSchemaOptions { Source = writers.Source, CacheCapacity = writers.CacheCapacity };
+            foreach (var file in writers.Files)
+            {
+                copy.Files[file.Key] = file.Value;
+            }
+
+            _schemas = new WriterSchemaResolver(Array.Empty<MessageDescriptor>(), copy);
         }
     }
 
-    /// <summary>Whether payloads are decoded: a schema source was given.</summary>
-    public bool HasSchemaSource => _schemas is not null;
+    /// <summary>Whether payloads are decoded: a schema source or files known in advance were given (otherwise framing only).</summary>
+    public bool DecodesPayloads => _schemas is not null;
+
+    /// <summary>Decodes a framed key or value.</summary>
+    /// <param name="data">The key's or value's bytes.</param>
+    /// <param name="context">Which part, its topic and its record's headers (where a schema identifier may be).</param>
+    /// <returns>The part: framing, writer's type and JSON, or what was wrong.</returns>
+    /// <exception cref="SchemaUnavailableException">The schema source failed or did not answer in time: not the record's fault; ask again later.</exception>
+    public Task<DecodedPart> DecodeAsync(ReadOnlyMemory<byte> data, SerializationContext context) =>
+        DecodeAsync(data, context, null, CancellationToken.None);
 
     /// <summary>Decodes a framed key or value.</summary>
     /// <param name="data">The key's or value's bytes.</param>
@@ -90,7 +117,7 @@ public sealed class WriterSchemaDecoder
     {
         if (!_reader.TryRead(data.Span, context, out Frame frame, out FrameError error))
         {
-            return new DecodedPart(error, error.ToString(), error.SchemaId, default, null, 0, 0, null, null, null);
+            return new DecodedPart(error, error.ToString(), error.SchemaId, null, null, 0, 0, null, null, null);
         }
 
         // What the frame says, kept: a frame is a view of the bytes and cannot live across an await.

@@ -3,7 +3,7 @@ using System.Threading;
 
 namespace KafkaProtobuf.Decoding;
 
-/// <summary>How a <see cref="WriterSchemaDecoder"/> reads frames, how many writer's schemas it keeps, how long it waits for one, and how it writes JSON. Copied when the decoder is created.</summary>
+/// <summary>How a <see cref="WriterSchemaDecoder"/> reads frames, where writer's schemas come from and how many it keeps, how long it waits for one, and how it writes JSON. Copied when the decoder is created.</summary>
 public sealed class WriterSchemaDecoderOptions
 {
     /// <summary>The default <see cref="SchemaTimeout"/>: 10 seconds.</summary>
@@ -15,8 +15,13 @@ public sealed class WriterSchemaDecoderOptions
     /// </summary>
     public FramingOptions Framing { get; } = new();
 
-    /// <summary>How many schema identifiers' writer's files the decoder keeps; default <see cref="WriterSchemaOptions.DefaultCacheCapacity"/>.</summary>
-    public int CacheCapacity { get; set; } = WriterSchemaOptions.DefaultCacheCapacity;
+    /// <summary>
+    /// Where writers' files come from, in the deserializers' words: <see cref="WriterSchemaOptions.Source"/> (a
+    /// registry client, any <see cref="ISchemaFileSource"/>), <see cref="WriterSchemaOptions.Files"/> known in advance,
+    /// and <see cref="WriterSchemaOptions.CacheCapacity"/>. Neither a source nor files: framing only.
+    /// <see cref="WriterSchemaOptions.VerifyCompatibility"/> does not apply (a decoder has no reader's type to compare).
+    /// </summary>
+    public WriterSchemaOptions WriterSchemas { get; } = new();
 
     /// <summary>
     /// How long one question to the schema source may take before the decoder gives up with

@@ -13,7 +13,7 @@ namespace KafkaProtobuf.Lag;
 /// <summary>
 /// A consumer group's lag, read without joining the group or committing anything: per partition the committed offset,
 /// the end, the lag and the member that owns it, and the total. What the tool's <c>lag</c> and the dashboard's Group lag
-/// show, worded once (<see cref="ToTable"/>, <see cref="NothingCommitted"/>).
+/// show, worded once (<see cref="ToTable"/>, <see cref="NothingCommittedWarning"/>).
 /// </summary>
 public sealed class ConsumerGroupLag
 {
@@ -23,7 +23,7 @@ public sealed class ConsumerGroupLag
     {
         GroupId = groupId;
         Partitions = partitions;
-        OwnersUnknown = ownersUnknown;
+        OwnersUnknownReason = ownersUnknown;
         TotalLag = partitions.Sum(p => p.Lag ?? 0);
     }
 
@@ -37,13 +37,13 @@ public sealed class ConsumerGroupLag
     public long TotalLag { get; }
 
     /// <summary>Why owners are not shown (the brokers did not describe the group), or null.</summary>
-    public string? OwnersUnknown { get; }
+    public string? OwnersUnknownReason { get; }
 
     /// <summary>
     /// What to say when no partition has a committed offset: a mistyped group reads as a group with nothing to lag, and
     /// "total lag 0" would look healthy. Null when some partition has one. Names made inert.
     /// </summary>
-    public string? NothingCommitted =>
+    public string? NothingCommittedWarning =>
         Partitions.Any(r => r.Committed is not null)
             ? null
             : "group '" + Inert(GroupId) + "' has no committed offsets" + (Partitions.Count == 0 ? string.Empty : " on these topics")

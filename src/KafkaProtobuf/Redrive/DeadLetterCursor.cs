@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using System.Linq;
 
@@ -12,7 +13,7 @@ namespace KafkaProtobuf.Redrive;
 public sealed class DeadLetterCursor
 {
     /// <summary>The most partitions a cursor names: 10,000 (a topic has fewer).</summary>
-    public const int MaxPartitions = 10_000;
+    public static int MaxPartitions { get; } = 10_000;
 
     private readonly Dictionary<int, long> _before;
 
@@ -43,13 +44,14 @@ public sealed class DeadLetterCursor
 
     /// <summary>Reads a cursor written by <see cref="ToString"/>; empty or null text is <see cref="Newest"/>.</summary>
     /// <param name="text">The text, from a page's link (hostile input: anything at all).</param>
-    /// <param name="cursor">The cursor, when the text is one.</param>
+    /// <param name="cursor">The cursor when the text is one; otherwise <see langword="null"/>.</param>
     /// <returns>Whether the text is a cursor.</returns>
-    public static bool TryParse(string? text, out DeadLetterCursor cursor)
+    public static bool TryParse(string? text, [NotNullWhen(true)] out DeadLetterCursor? cursor)
     {
-        cursor = Newest;
+        cursor = null;
         if (string.IsNullOrEmpty(text))
         {
+            cursor = Newest;
             return true;
         }
 

@@ -11,7 +11,7 @@ namespace KafkaProtobuf.Redrive;
 public sealed class DeadLetterGroup
 {
     /// <summary>How much of a message's first line groups and shows: 300 characters.</summary>
-    public const int MaxFirstLineChars = 300;
+    public static int MaxFirstLineChars { get; } = 300;
 
     private readonly List<DeadLetter> _deadLetters = [];
 

@@ -17,7 +17,7 @@ namespace KafkaProtobuf.Redrive;
 public sealed class DeadLetterTopicReader : IDisposable
 {
     /// <summary>The most records one window holds: 1,000.</summary>
-    public const int MaxWindowRecords = 1000;
+    public static int MaxWindowRecords { get; } = 1000;
 
     private static readonly TimeSpan BrokerTimeout = TimeSpan.FromSeconds(5);
     private static readonly TimeSpan ReadTimeout = TimeSpan.FromSeconds(10);
@@ -28,7 +28,7 @@ public sealed class DeadLetterTopicReader : IDisposable
     private readonly ProvenanceCodec _codec;
     private IConsumer<byte[], byte[]>? _consumer;
     private IAdminClient? _metadata;
-    private bool _disposed;
+    private volatile bool _disposed;
 
     /// <summary>Creates a reader that reads dead letters without keys (signed blocks read unchecked); it connects on its first read.</summary>
     /// <param name="kafka">How to reach the cluster (bootstrap servers, security). Copied.</param>
@@ -68,66 +68,91 @@ public sealed class DeadLetterTopicReader : IDisposable
     /// <param name="before">Where the window ends; <see langword="null"/>: the newest window.</param>
     /// <param name="maxRecords">The most records in the window, 1 to <see cref="MaxWindowRecords"/>.</param>
     /// <param name="cancellationToken">Stops waiting for a turn or for records.</param>
-    /// <returns>The window, or <see langword="null"/> when the topic does not exist.</returns>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxRecords"/> is out of range.</exception>
+    /// <returns>
+    /// The window, or <see langword="null"/> when the topic does not exist (a dead-letter topic exists once a record
+    /// has failed: nothing to show is not an error here, while a redrive of it is, <see cref="DeadLetterRedrive.Run"/>).
+    /// </returns>
+    /// <exception cref="ArgumentException"><paramref name="topic"/> is null or empty (thrown at the call).</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxRecords"/> is out of range (thrown at the call).</exception>
     /// <exception cref="KafkaException">The brokers did not answer.</exception>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
-    public async Task<DeadLetterWindow?> ReadWindowAsync(string topic, DeadLetterCursor? before, int maxRecords, CancellationToken cancellationToken)
+    public Task<DeadLetterWindow?> ReadWindowAsync(string topic, DeadLetterCursor? before, int maxRecords, CancellationToken cancellationToken = default)
     {
-        if (string.IsNullOrEmpty(topic))
-        {
-            throw new ArgumentException("A topic is needed.", nameof(topic));
-        }
-
-        if (maxRecords is < 1 or > MaxWindowRecords)
+        CheckTopic(topic);
+        if (maxRecords < 1 || maxRecords > MaxWindowRecords)
         {
             throw new ArgumentOutOfRangeException(nameof(maxRecords), maxRecords, "A window holds 1 to " + MaxWindowRecords + " records.");
         }
 
-        return await OnTurnAsync(() => ReadWindow(topic, before ?? DeadLetterCursor.Newest, maxRecords, cancellationToken), cancellationToken).ConfigureAwait(false);
+        return OnTurnAsync(() => ReadWindow(topic, before ?? DeadLetterCursor.Newest, maxRecords, cancellationToken), cancellationToken);
     }
 
     /// <summary>One dead letter, or <see langword="null"/> when the partition has no record at that offset.</summary>
     /// <param name="topic">The dead-letter topic.</param>
-    /// <param name="partition">The partition.</param>
-    /// <param name="offset">The offset.</param>
+    /// <param name="partition">The partition, 0 or more.</param>
+    /// <param name="offset">The offset, 0 or more.</param>
     /// <param name="cancellationToken">Stops waiting for a turn or for the record.</param>
     /// <returns>The dead letter, or null.</returns>
+    /// <exception cref="ArgumentException"><paramref name="topic"/> is null or empty (thrown at the call).</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="partition"/> or <paramref name="offset"/> is negative (thrown at the call).</exception>
     /// <exception cref="KafkaException">The brokers did not answer.</exception>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
-    public async Task<DeadLetter?> ReadAsync(string topic, int partition, long offset, CancellationToken cancellationToken)
+    public Task<DeadLetter?> ReadAsync(string topic, int partition, long offset, CancellationToken cancellationToken = default)
     {
-        if (string.IsNullOrEmpty(topic))
+        CheckTopic(topic);
+        if (partition < 0)
         {
-            throw new ArgumentException("A topic is needed.", nameof(topic));
+            throw new ArgumentOutOfRangeException(nameof(partition), partition, "A partition number is 0 or more.");
         }
 
-        if (partition < 0 || offset < 0)
+        if (offset < 0)
         {
-            return null;
+            throw new ArgumentOutOfRangeException(nameof(offset), offset, "An offset is 0 or more.");
         }
 
-        return await OnTurnAsync(
+        return OnTurnAsync(
             () =>
             {
                 List<ConsumeResult<byte[], byte[]>> read = Read(new Dictionary<int, (long, long)> { [partition] = (offset, offset + 1) }, topic, cancellationToken);
                 ConsumeResult<byte[], byte[]>? record = read.FirstOrDefault(r => r.Offset.Value == offset);
                 return record is null ? null : _codec.Read(record);
             },
-            cancellationToken).ConfigureAwait(false);
+            cancellationToken);
     }
 
-    /// <summary>Closes the reader's connections (a read going on finishes first).</summary>
+    /// <summary>
+    /// Closes the reader's connections without waiting: a read going on finishes (or times out) and closes them when
+    /// it ends; later reads throw <see cref="ObjectDisposedException"/>.
+    /// </summary>
     public void Dispose()
     {
-        _turn.Wait();
+        _disposed = true;
+        if (_turn.Wait(0))
+        {
+            CloseAndRelease();
+        }
+    }
+
+    private static void CheckTopic(string topic)
+    {
+        if (string.IsNullOrEmpty(topic))
+        {
+            throw new ArgumentException("A topic is needed.", nameof(topic));
+        }
+    }
+
+    /// <summary>Ends a turn: the last one, when the reader was disposed meanwhile, closes the connections.</summary>
+    private void CloseAndRelease()
+    {
         try
         {
-            _disposed = true;
-            _metadata?.Dispose();
-            _consumer?.Dispose();
-            _metadata = null;
-            _consumer = null;
+            if (_disposed)
+            {
+                _metadata?.Dispose();
+                _consumer?.Dispose();
+                _metadata = null;
+                _consumer = null;
+            }
         }
         finally
         {
@@ -154,7 +179,7 @@ public sealed class DeadLetterTopicReader : IDisposable
         }
         finally
         {
-            _turn.Release();
+            CloseAndRelease();
         }
     }
 

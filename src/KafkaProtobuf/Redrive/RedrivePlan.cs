@@ -16,7 +16,7 @@ namespace KafkaProtobuf.Redrive;
 public sealed class RedrivePlan
 {
     /// <summary>How many of its dead letters a plan lists one by one: 200 (<see cref="DeadLetters"/>); its counts cover all.</summary>
-    public const int MaxListedDeadLetters = 200;
+    public static int MaxListedDeadLetters { get; } = 200;
 
     // The progress groups of the plans running in this process: two runs on one group would write records twice.
     private static readonly HashSet<string> RunningGroups = new(StringComparer.Ordinal);
@@ -41,7 +41,7 @@ public sealed class RedrivePlan
         _ends = ends;
         DryRun = dryRun;
         DeadLetters = deadLetters.AsReadOnly();
-        DeadLettersCut = deadLettersCut;
+        HasMoreDeadLetters = deadLettersCut;
     }
 
     /// <summary>The plan's id, which its run writes in <see cref="RedriveHeaderNames.Run"/> (<see cref="RedriveOptions.RunId"/>).</summary>
@@ -63,7 +63,7 @@ public sealed class RedrivePlan
     public IReadOnlyList<RedrivePlanEntry> DeadLetters { get; }
 
     /// <summary>Whether the dry run read more such dead letters than <see cref="DeadLetters"/> lists.</summary>
-    public bool DeadLettersCut { get; }
+    public bool HasMoreDeadLetters { get; }
 
     /// <summary>Where the plan is: planned, running, stopped (resumable) or completed.</summary>
     public RedrivePlanState State
@@ -145,6 +145,11 @@ public sealed class RedrivePlan
             }
         }
     }
+
+    /// <summary>Runs the plan (or resumes its stopped run) on a thread of the pool.</summary>
+    /// <returns>What the run did.</returns>
+    /// <exception cref="InvalidOperationException">The plan may not run (<see cref="Refusal"/>: it is running or completed, or a plan with its topic and filters is running in this process), worded as <see cref="RedriveOutcomes.Describe(RedriveRefusal)"/> words it.</exception>
+    public Task<RedriveSummary> RunAsync() => RunAsync(null, CancellationToken.None);
 
     /// <summary>Runs the plan (or resumes its stopped run) on a thread of the pool.</summary>
     /// <param name="cancellationToken">Stops the run early: what was written is acknowledged and committed first, and the plan can be run again.</param>

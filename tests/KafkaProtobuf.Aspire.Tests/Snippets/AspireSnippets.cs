@@ -34,7 +34,7 @@ internal static class AspireSnippets
         #region aspire-service
         builder.AddKafkaProtobufRegistryClient("registry");                    // ConnectionStrings:registry
         builder.AddKafkaProtobufProducer<string, OrderPlaced>("kafka");        // registers OrderPlaced on first use
-        builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureOptions: options =>
+        builder.AddKafkaProtobufConsumer<string, OrderPlaced>("kafka", "orders", configureSettings: null, configureOptions: options =>
                 options.Consumer.AutoOffsetReset = AutoOffsetReset.Earliest) // a new group reads from the start, not only what comes next
             .WithProtobufValues(services => services.GetRequiredService<RegistryClient>())
             .Handle((record, cancellationToken) => Task.CompletedTask);

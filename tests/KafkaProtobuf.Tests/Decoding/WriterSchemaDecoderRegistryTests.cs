@@ -38,7 +38,7 @@ public sealed class WriterSchemaDecoderRegistryTests : IDisposable
         Assert.False(part.IsBad, part.ErrorMessage);
         Assert.True(part.IsFramed);
         Assert.Equal("vectors.telemetry.v1.Device", part.WriterType!.FullName);
-        Assert.Equal([1], part.MessageIndexes);
+        Assert.Equal([1], part.MessageIndexPath);
         Assert.Equal(value.Length - part.PayloadOffset, part.PayloadLength);
         using JsonDocument json = JsonDocument.Parse(part.Json!);
         Assert.Equal("dev-1\u202e", json.RootElement.GetProperty("id").GetString());

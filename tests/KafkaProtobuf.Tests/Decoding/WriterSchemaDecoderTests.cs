@@ -25,8 +25,12 @@ public sealed class WriterSchemaDecoderTests
     private static byte[] Frame(int schemaId, byte[] path, byte[] payload) =>
         [0, (byte)(schemaId >> 24), (byte)(schemaId >> 16), (byte)(schemaId >> 8), (byte)schemaId, .. path, .. payload];
 
-    private static WriterSchemaDecoder Over(Func<SchemaIdentifier, FileDescriptor?> files, WriterSchemaDecoderOptions? options = null) =>
-        new(new FunctionSchemaSource(files), options);
+    private static WriterSchemaDecoder Over(Func<SchemaIdentifier, FileDescriptor?> files, WriterSchemaDecoderOptions? options = null)
+    {
+        options ??= new WriterSchemaDecoderOptions();
+        options.WriterSchemas.Source = new FunctionSchemaSource(files);
+        return new(options);
+    }
 
     [Fact]
     public async Task APathNamingAMapsEntryType_NamesNoMessage_AsForTheDeserializers()
@@ -87,7 +91,7 @@ public sealed class WriterSchemaDecoderTests
         Assert.Equal(SchemaIdentifier.FromId(1), outage.SchemaId);
 
         // A source that never answers and ignores its token: given up on after the timeout, as an outage.
-        var silent = new WriterSchemaDecoder(new ThrowingSource(_ => new TaskCompletionSource<FileDescriptor?>().Task), new WriterSchemaDecoderOptions { SchemaTimeout = TimeSpan.FromMilliseconds(50) });
+        var silent = new WriterSchemaDecoder(new WriterSchemaDecoderOptions { SchemaTimeout = TimeSpan.FromMilliseconds(50), WriterSchemas = { Source = new ThrowingSource(_ => new TaskCompletionSource<FileDescriptor?>().Task) } });
         SchemaUnavailableException timedOut = await Assert.ThrowsAsync<SchemaUnavailableException>(() => silent.DecodeAsync(value, Value, CancellationToken.None)).WaitAsync(TimeSpan.FromSeconds(60));
         Assert.IsType<TimeoutException>(timedOut.InnerException);
 
@@ -113,7 +117,7 @@ public sealed class WriterSchemaDecoderTests
 
         Assert.Equal(1, asked);
 
-        DecodedPart framingOnly = await new WriterSchemaDecoder(null).DecodeAsync(value, Value, CancellationToken.None);
+        DecodedPart framingOnly = await new WriterSchemaDecoder().DecodeAsync(value, Value, CancellationToken.None);
         Assert.False(framingOnly.IsBad);
         Assert.Null(framingOnly.Json);
         Assert.Equal(SchemaIdentifier.FromId(3), framingOnly.SchemaId);
@@ -138,8 +142,8 @@ public sealed class WriterSchemaDecoderTests
         DecodedPart ambiguous = await Over(_ => nesting, either).DecodeAsync(shipment, Value, CancellationToken.None);
         Assert.Equal(FrameErrorCode.AmbiguousMessageIndexOrder, ambiguous.Error!.Value.Code);
 
-        Assert.ThrowsAny<ArgumentException>(() => new WriterSchemaDecoder(null, new WriterSchemaDecoderOptions { CacheCapacity = 0 }));
-        Assert.ThrowsAny<ArgumentException>(() => new WriterSchemaDecoder(null, new WriterSchemaDecoderOptions { SchemaTimeout = TimeSpan.Zero }));
+        Assert.ThrowsAny<ArgumentException>(() => new WriterSchemaDecoder(new WriterSchemaDecoderOptions { WriterSchemas = { CacheCapacity = 0 } }));
+        Assert.ThrowsAny<ArgumentException>(() => new WriterSchemaDecoder(new WriterSchemaDecoderOptions { SchemaTimeout = TimeSpan.Zero }));
     }
 
     /// <summary>A source whose answer is a function's, which may throw or never complete.</summary>

@@ -2,8 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using Confluent.Kafka;
-using System.Collections.Concurrent;
-using System.Reflection;
 using KafkaProtobuf.Hosting;
 
 namespace KafkaProtobuf.Tests.Hosting;
@@ -12,8 +10,8 @@ namespace KafkaProtobuf.Tests.Hosting;
 /// What a test hears of one hosted consumer (by name and group: tests run side by side, each with a group of its own)
 /// through its diagnostic events, the <c>KafkaProtobuf.Hosting</c> <see cref="DiagnosticListener"/> any application
 /// may subscribe to; on the consumer's own threads, as they happen. Read as an application must read them: by the
-/// public event names (<see cref="KafkaProtobufConsumerDiagnostics"/>) and the payload's properties by name, never by
-/// the package's own types. A test's subscriber overrides the events it records; the rest are ignored. Subscribed from
+/// public event names (<see cref="KafkaProtobufConsumerDiagnostics"/>) and the payload's public type
+/// (<see cref="KafkaProtobufConsumerEvent"/>). A test's subscriber overrides the events it records; the rest are ignored. Subscribed from
 /// construction until disposed.
 /// </summary>
 internal abstract class ConsumerEvents : IObserver<DiagnosticListener>, IObserver<KeyValuePair<string, object?>>, IDisposable
@@ -99,8 +97,8 @@ internal abstract class ConsumerEvents : IObserver<DiagnosticListener>, IObserve
 
     void IObserver<KeyValuePair<string, object?>>.OnNext(KeyValuePair<string, object?> value)
     {
-        var e = new Payload(value.Value);
-        if (e.Get<string>("Consumer") != _consumer || e.Get<string>("Group") != _group)
+        // The payload's public type, as an application subscribes (the event names are KafkaProtobufConsumerDiagnostics').
+        if (value.Value is not KafkaProtobufConsumerEvent e || e.ConsumerName != _consumer || e.GroupId != _group)
         {
             return;
         }
@@ -108,52 +106,35 @@ internal abstract class ConsumerEvents : IObserver<DiagnosticListener>, IObserve
         switch (value.Key)
         {
             case KafkaProtobufConsumerDiagnostics.AssignedEvent:
-                Assigned(e.Get<IReadOnlyList<TopicPartition>>("Partitions")!);
+                Assigned(e.Partitions!);
                 break;
             case KafkaProtobufConsumerDiagnostics.RevokedEvent:
-                Revoked(e.Get<IReadOnlyList<TopicPartition>>("Partitions")!, e.Get<bool>("Lost"));
+                Revoked(e.Partitions!, e.Lost);
                 break;
             case KafkaProtobufConsumerDiagnostics.DeliveredEvent:
-                Delivered(e.Get<TopicPartitionOffset>("Position")!);
+                Delivered(e.Position!);
                 break;
             case KafkaProtobufConsumerDiagnostics.MovedBackEvent:
-                MovedBack(e.Get<TopicPartitionOffset>("Position")!, e.Get<bool>("SchemaUnavailable"));
+                MovedBack(e.Position!, e.SchemaUnavailable);
                 break;
             case KafkaProtobufConsumerDiagnostics.DeadLetteredEvent:
-                DeadLettered(e.Get<TopicPartitionOffset>("Position")!);
+                DeadLettered(e.Position!);
                 break;
             case KafkaProtobufConsumerDiagnostics.StoredEvent:
-                Stored(e.Get<TopicPartitionOffset>("Position")!);
+                Stored(e.Position!);
                 break;
             case KafkaProtobufConsumerDiagnostics.CommittedEvent:
-                Committed(e.Get<CommittedOffsets>("Committed")!);
+                Committed(e.Committed!);
                 break;
             case KafkaProtobufConsumerDiagnostics.ClientErrorEvent:
-                ClientError(e.Get<Error>("Error")!);
+                ClientError(e.Error!);
                 break;
             case KafkaProtobufConsumerDiagnostics.ReadAheadEvent:
-                ReadAhead(e.Get<long>("ReadAheadBytes"));
+                ReadAhead(e.ReadAheadBytes);
                 break;
             case KafkaProtobufConsumerDiagnostics.StoppingEvent:
                 Stopping();
                 break;
-        }
-    }
-
-    /// <summary>A payload's properties, read by name (their getters found once per payload type).</summary>
-    private readonly struct Payload(object? value)
-    {
-        private static readonly ConcurrentDictionary<(Type, string), PropertyInfo?> Properties = new();
-
-        public T? Get<T>(string name)
-        {
-            if (value is null)
-            {
-                return default;
-            }
-
-            PropertyInfo? property = Properties.GetOrAdd((value.GetType(), name), key => key.Item1.GetProperty(key.Item2));
-            return property?.GetValue(value) is T read ? read : default;
         }
     }
 

@@ -91,11 +91,14 @@ public sealed class RecordConclusionTests : IDisposable
             Deadline);
         var handled = new HandlerResult(HandlerOutcome.Handled, null);
 
-        long storing = AllocationCounter.Least(() => client.StoreOffset(record!), warmUps: 50, callsPerAttempt: 1000);
-        long concluding = AllocationCounter.Least(() => conclusion.Conclude(record!, handled, null, null), warmUps: 50, callsPerAttempt: 1000);
+        const int calls = 1000;
+        long storing = AllocationCounter.Least(() => client.StoreOffset(record!), warmUps: 50, callsPerAttempt: calls);
+        long concluding = AllocationCounter.Least(() => conclusion.Conclude(record!, handled, null, null), warmUps: 50, callsPerAttempt: calls);
 
-        // Confluent's StoreOffset allocates (as in the hand-written loop); the conclusion around it must add nothing.
-        Assert.Equal(storing, concluding);
+        // Confluent's StoreOffset allocates (as in the hand-written loop), about 1 KB a call and not exactly the same
+        // each time (a few hundred bytes over a thousand calls, either way, seen on a loaded CI machine); the conclusion
+        // around it must add nothing: one object a call (24 bytes at least) would add 24,000 bytes to the thousand.
+        Assert.True(concluding - storing < calls * 12, $"concluding allocated {concluding} bytes in {calls} calls, storing alone {storing}");
         Assert.Null(owner.Stopped);
     }
 

@@ -70,6 +70,66 @@ public sealed partial class ReleaseStateTests
         Assert.All(Libraries, library => Assert.True(UnshippedApi(library).Length == 0, $"src/{library}/PublicAPI.Unshipped.txt still lists API after release {Built}: {string.Join(", ", UnshippedApi(library))}"));
     }
 
+    /// <summary>
+    /// Every unshipped type, and every unshipped member of a type that shipped before, is named (in backticks) in the
+    /// CHANGELOG section of the release to come: a reader of the CHANGELOG learns of all that is new, not of most of it.
+    /// A member of a new type is covered by its type; overrides (<c>ToString</c>, <c>Equals</c>) need no word.
+    /// </summary>
+    [Fact]
+    public void EveryUnshippedTypeAndMemberOfAShippedType_IsNamedInTheChangelogsUnreleasedSection()
+    {
+        string changelog = File.ReadAllText(Path.Combine(Root, "CHANGELOG.md"));
+        Match[] headings = Headings;
+        if (headings[0].Groups[1].Value != "Unreleased")
+        {
+            return; // released: nothing waits unshipped (the test above holds that)
+        }
+
+        string section = changelog.Substring(headings[0].Index, headings[1].Index - headings[0].Index);
+        string[] quoted = Quoted().Matches(section).Select(m => m.Groups[1].Value).ToArray();
+        bool Named(string name) => quoted.Any(q => Regex.IsMatch(q, @"(^|[^A-Za-z0-9_])" + Regex.Escape(name) + @"($|[^A-Za-z0-9_])"));
+
+        var missing = new System.Collections.Generic.List<string>();
+        foreach (string library in Libraries)
+        {
+            string[] lines = UnshippedApi(library);
+            var newTypes = lines.Where(l => !l.Contains(" -> ", StringComparison.Ordinal)).ToHashSet(StringComparer.Ordinal);
+            foreach (string type in newTypes)
+            {
+                string name = type[(type.LastIndexOf('.') + 1)..];
+                if (!Named(name))
+                {
+                    missing.Add(library + ": type " + name);
+                }
+            }
+
+            foreach (string line in lines.Where(l => l.Contains(" -> ", StringComparison.Ordinal) && !l.StartsWith("override ", StringComparison.Ordinal)))
+            {
+                string symbol = Regex.Replace(line, @"^(static |const |abstract |virtual |sealed )+", string.Empty);
+                symbol = symbol.Split('(', ' ')[0];
+                symbol = Regex.Replace(symbol, @"\.(get|set)$", string.Empty);
+                int dot = symbol.LastIndexOf('.');
+                string containing = symbol[..dot], member = symbol[(dot + 1)..];
+                containing = Regex.Replace(containing, "<.*$", string.Empty);
+                if (newTypes.Contains(containing) || newTypes.Any(t => t.StartsWith(containing + "<", StringComparison.Ordinal)))
+                {
+                    continue; // its type is new, and named
+                }
+
+                member = Regex.Replace(member, "<.*$", string.Empty);
+                if (!Named(member))
+                {
+                    missing.Add(library + ": " + containing[(containing.LastIndexOf('.') + 1)..] + "." + member);
+                }
+            }
+        }
+
+        Assert.True(missing.Count == 0, "CHANGELOG.md's [Unreleased] does not name: " + string.Join("; ", missing.Distinct()));
+    }
+
+    [GeneratedRegex("`([^`]+)`")]
+    private static partial Regex Quoted();
+
     [GeneratedRegex(@"<VersionPrefix>([^<]+)</VersionPrefix>")]
     private static partial Regex VersionPrefix();
 

@@ -72,7 +72,7 @@ public sealed class DeadLetterTopicReaderTests : IDisposable
             }
 
             seen.AddRange(window.DeadLetters.Select(d => (d.Record.Partition.Value, d.Record.Offset.Value)));
-            Assert.True(DeadLetterCursor.TryParse(window.Older?.ToString(), out DeadLetterCursor parsed)); // what a page's link carries
+            Assert.True(DeadLetterCursor.TryParse(window.Older?.ToString(), out DeadLetterCursor? parsed)); // what a page's link carries
             cursor = window.Older is null ? null : parsed;
             windows++;
         }
@@ -115,8 +115,17 @@ public sealed class DeadLetterTopicReaderTests : IDisposable
         Assert.Equal("k1", Encoding.UTF8.GetString(second!.Record.Message.Key));
         Assert.Equal(1001, second.SourceOffset);
         Assert.Null(await _reader.ReadAsync(Topic, 1, 5, CancellationToken.None));
-        Assert.Null(await _reader.ReadAsync(Topic, -1, 0, CancellationToken.None));
         Assert.Null(await _reader.ReadWindowAsync("no-such.dlq", null, 10, CancellationToken.None));
+    }
+
+    [Fact]
+    public void UsageErrors_AreThrownAtTheCall_NotInsideTheTask()
+    {
+        // Thrown by the call itself (a task that failed would come back, not throw, from a lambda that only calls).
+        Assert.Equal("partition", Assert.Throws<ArgumentOutOfRangeException>(() => { _ = _reader.ReadAsync(Topic, -1, 0); }).ParamName);
+        Assert.Equal("offset", Assert.Throws<ArgumentOutOfRangeException>(() => { _ = _reader.ReadAsync(Topic, 0, -1); }).ParamName);
+        Assert.Equal("topic", Assert.Throws<ArgumentException>(() => { _ = _reader.ReadAsync(string.Empty, 0, 0); }).ParamName);
+        Assert.Equal("maxRecords", Assert.Throws<ArgumentOutOfRangeException>(() => { _ = _reader.ReadWindowAsync(Topic, null, 0); }).ParamName);
     }
 
     [Fact]
@@ -144,10 +153,18 @@ public sealed class DeadLetterTopicReaderTests : IDisposable
     [InlineData("x", false)]
     public void ACursor_IsReadOnlyAsPartitionOffsetPairs(string? text, bool valid)
     {
-        Assert.Equal(valid, DeadLetterCursor.TryParse(text, out DeadLetterCursor cursor));
-        if (valid && !string.IsNullOrEmpty(text))
+        Assert.Equal(valid, DeadLetterCursor.TryParse(text, out DeadLetterCursor? cursor));
+        if (!valid)
         {
-            Assert.Equal(text, cursor.ToString());
+            Assert.Null(cursor); // nothing usable on failure: a page cannot fall back to the newest window by mistake
+        }
+        else if (string.IsNullOrEmpty(text))
+        {
+            Assert.Same(DeadLetterCursor.Newest, cursor);
+        }
+        else
+        {
+            Assert.Equal(text, cursor!.ToString());
             Assert.Equal(5, cursor.OffsetIn(0));
             Assert.Null(cursor.OffsetIn(2));
         }

@@ -3,6 +3,7 @@ using KafkaProtobuf.SchemaRegistry;
 using Vectors.Telemetry.V1;
 using Wolverine;
 using Wolverine.Kafka;
+using Wolverine.Sqlite;
 
 namespace KafkaProtobuf.Wolverine.Tests.Snippets;
 
@@ -25,6 +26,19 @@ internal static class WolverineSnippets
 
         // Registered under "telemetry-value"; the schema id in the prefix (or SchemaIdPlacement.Header).
         opts.PublishMessage<Reading>().ToKafkaTopic("telemetry").WriteProtobuf(registry);
+        #endregion
+    }
+
+    internal static void DurableInbox(WolverineOptions opts, RegistryClient registry)
+    {
+        #region wolverine-durable-inbox
+        opts.PersistMessagesWithSqlite("Data Source=wolverine.db"); // or any of Wolverine's message stores
+        opts.ListenToKafkaTopic("telemetry")
+            .ReadProtobuf(new MultiTypeProtobufDeserializer(
+                [TelemetryReflection.Descriptor],
+                new MultiTypeDeserializerOptions { WriterSchemas = { Source = registry } }))
+            .UseDurableInbox()
+            .EnableNativeDeadLetterQueue();
         #endregion
     }
 

@@ -15,7 +15,7 @@ internal static class OperationsSnippets
     internal static async Task Decode(RegistryClient registry, ConsumeResult<byte[], byte[]> record, CancellationToken cancellationToken)
     {
         #region operations-decode
-        var decoder = new WriterSchemaDecoder(registry, new WriterSchemaDecoderOptions { Indented = true });
+        var decoder = new WriterSchemaDecoder(new WriterSchemaDecoderOptions { Indented = true, WriterSchemas = { Source = registry } });
         DecodedPart value = await decoder.DecodeAsync(
             record.Message.Value, new SerializationContext(MessageComponentType.Value, record.Topic, record.Message.Headers), cancellationToken);
         Console.WriteLine(value.IsBad
@@ -72,7 +72,7 @@ internal static class OperationsSnippets
         ConsumerGroupLag lag = await ConsumerGroupLag.MeasureAsync(
             new ClientConfig { BootstrapServers = "localhost:9092" }, "orders-service", [], cancellationToken);
         Console.Write(lag.ToTable()); // TOPIC PARTITION COMMITTED END LAG OWNER ... total lag 42 over 6 partitions
-        Console.WriteLine(lag.NothingCommitted ?? $"{lag.TotalLag} behind");
+        Console.WriteLine(lag.NothingCommittedWarning ?? $"{lag.TotalLag} behind");
         #endregion
     }
 
