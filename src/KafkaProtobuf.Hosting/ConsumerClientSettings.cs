@@ -60,6 +60,17 @@ internal static class ConsumerClientSettings
     }
 
     /// <summary>
+    /// How long a write that failed waits for the brokers to say whether its topic exists: 5 s, but at most a quarter of
+    /// the consumer's <c>max.poll.interval.ms</c>, so that a copy's wait and this one together stay well within it.
+    /// </summary>
+    internal static TimeSpan TopicCheckTimeout(this KafkaProtobufConsumerOptions options)
+    {
+        TimeSpan quarter = TimeSpan.FromTicks(options.MaxPollInterval().Ticks / 4);
+        TimeSpan most = TimeSpan.FromSeconds(5);
+        return most < quarter ? most : quarter;
+    }
+
+    /// <summary>
     /// The dead-letter producer's configuration: the defaults derived from the consumer's, with
     /// <see cref="KafkaProtobufConsumerOptions.CopyProducer"/> laid over them.
     /// </summary>

@@ -34,11 +34,14 @@ internal sealed class RecordConclusion<TKey, TValue>
     private readonly ConclusionEvents _events;
     private readonly ConsumerTracing _tracing;
     private readonly IConsumerOwner _owner;
+    private readonly TimeSpan _topicCheckTimeout;
+    private readonly RefusedTopics _refused = new();
 
     /// <param name="client">The Kafka client: stores, and writes through the consumer.</param>
     /// <param name="writer">The producer of dead letters and retry copies; null with neither.</param>
     /// <param name="deadLetterTopic">The dead-letter topic, if any: without one, a record that fails for good stops the consumer.</param>
     /// <param name="writeTimeout">How long a write may take to be acknowledged.</param>
+    /// <param name="topicCheckTimeout">How long a write that failed waits for the brokers to say whether its topic exists.</param>
     /// <param name="readAgainDelay">How long before a record whose write failed is read again (for the log).</param>
     /// <param name="retries">The retry topics, if any.</param>
     /// <param name="codec">How dead letters and retry copies are written (signed with the consumer's keys, if any).</param>
@@ -51,6 +54,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         IProducer<byte[], byte[]>? writer,
         string? deadLetterTopic,
         TimeSpan writeTimeout,
+        TimeSpan topicCheckTimeout,
         TimeSpan readAgainDelay,
         RetryTiers? retries,
         ProvenanceCodec codec,
@@ -63,6 +67,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         _writer = writer;
         _deadLetterTopic = deadLetterTopic;
         _writeTimeout = writeTimeout;
+        _topicCheckTimeout = topicCheckTimeout;
         _readAgainDelay = readAgainDelay;
         _retries = retries;
         _codec = codec;
@@ -235,6 +240,8 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <summary>
     /// Writes a record elsewhere (a dead letter, a retry topic's copy) and stores its offset once the broker has it. A
     /// retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.
+    /// A topic that refused a write is not written to again before the next poll (<see cref="RefusedTopics"/>): the
+    /// records bound for it meanwhile are read again without a wait.
     /// A record written whose offset could not be stored (its partition is no longer this consumer's) is not done here:
     /// its new owner reads it again.
     /// </summary>
@@ -242,6 +249,15 @@ internal sealed class RecordConclusion<TKey, TValue>
         ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
     {
         string where = PositionText.Of(record.TopicPartitionOffset);
+        if (_refused.RefusedDuring(topic, _client.Polls, out string refusedWhy, out DeadLetterException? refusal))
+        {
+            // The topic refused a write since the last poll: another wait now would add up across partitions.
+            ReadAgain(record.TopicPartitionOffset);
+            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, refusedWhy, _readAgainDelay, refusal!);
+            _status.Waits(record.TopicPartition, "write to '" + topic + "'", refusedWhy);
+            return AfterConclusion.ReadAgain;
+        }
+
         try
         {
             CopyResult result = send();
@@ -257,7 +273,8 @@ internal sealed class RecordConclusion<TKey, TValue>
         {
             // The write moved the consumer back to the record: after the delay, Consume delivers it again.
             string missing = ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)";
-            string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code) ? missing : string.Empty);
+            string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code, _topicCheckTimeout) ? missing : string.Empty);
+            _refused.Refused(topic, _client.Polls, why, d);
             _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, d);
             _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
             return AfterConclusion.ReadAgain;
@@ -269,6 +286,19 @@ internal sealed class RecordConclusion<TKey, TValue>
                     + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
             return AfterConclusion.Stop;
+        }
+    }
+
+    /// <summary>Moves the consumer back to the record, as a write that failed does: the next poll delivers it again.</summary>
+    private void ReadAgain(TopicPartitionOffset record)
+    {
+        try
+        {
+            _client.Seek(record);
+        }
+        catch (KafkaException)
+        {
+            // The partition is no longer assigned: its new owner starts from the committed offset, before the record.
         }
     }
 

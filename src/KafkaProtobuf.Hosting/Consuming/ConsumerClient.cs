@@ -20,9 +20,6 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// <typeparam name="TValue">The value type.</typeparam>
 internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDisposable
 {
-    // How long a write that failed waits for the brokers to say whether its topic exists.
-    private static readonly TimeSpan TopicCheckTimeout = TimeSpan.FromSeconds(5);
-
     private readonly IConsumer<TKey, TValue> _consumer;
     private readonly IConsumerOwner _owner;
     private readonly string _name;
@@ -78,6 +75,9 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
 
     public void Subscribe(IEnumerable<string> topics) => _consumer.Subscribe(topics);
 
+    /// <summary>How many times <see cref="Consume"/> was called: a poll cycle's number.</summary>
+    public long Polls { get; private set; }
+
     /// <summary>
     /// Consumes once (until a record comes or <paramref name="stopping"/>, or for <paramref name="timeout"/>) and sorts
     /// what came: a record; a poison record or one whose writer's schema is unavailable (<paramref name="unread"/>; the
@@ -87,6 +87,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
     public Consumed Consume(
         TimeSpan? timeout, CancellationToken stopping, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread)
     {
+        Polls++;
         record = null;
         unread = null;
         try
@@ -221,9 +222,9 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
     /// <summary>
     /// Whether a write failed because its topic does not exist: asked of the brokers' metadata (through the consumer's
     /// connection, which never creates topics) when the error is one a missing topic gives (the producer times out
-    /// waiting for it, or is told it is unknown).
+    /// waiting for it, or is told it is unknown). Waits up to <paramref name="timeout"/> for the answer, on the loop thread.
     /// </summary>
-    public bool IsMissing(string topic, ErrorCode error)
+    public bool IsMissing(string topic, ErrorCode error, TimeSpan timeout)
     {
         if (error is not (ErrorCode.Local_TimedOut or ErrorCode.Local_MsgTimedOut
             or ErrorCode.Local_UnknownTopic or ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownPartition))
@@ -234,7 +235,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         try
         {
             _metadata ??= new DependentAdminClientBuilder(_consumer.Handle).Build();
-            List<TopicMetadata> topics = _metadata.GetMetadata(topic, TopicCheckTimeout).Topics;
+            List<TopicMetadata> topics = _metadata.GetMetadata(topic, timeout).Topics;
             return topics.Count == 1 && topics[0].Error.Code is ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownTopic;
         }
         catch (KafkaException)

@@ -93,6 +93,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 copies,
                 _options.DeadLetterTopic,
                 _options.EffectiveCopyTimeout(),
+                _options.TopicCheckTimeout(),
                 _options.ReadAgainDelay,
                 retries,
                 codec,

@@ -123,6 +123,53 @@ public sealed class HostedConsumerUnwrittenTests() : HostedConsumerTestBase("unw
         Assert.Equal([0L, 1, 2, 3], calls); // handled once each, in order, however often the dead letter was written
     }
 
+    [Fact]
+    public async Task DeadLettersOfManyPartitionsToARefusingTopic_TryOneWriteAPoll_SoTheMemberStaysInItsGroup()
+    {
+        // Eight partitions' failures come back to the loop together; each write waits up to 3 s. Written one after the
+        // other without a poll between them, they would keep the member from polling for 24 s, four times max.poll.interval.ms.
+        const string topic = "refusing";
+        const int partitions = 8;
+        ProduceAcrossPartitions(topic, partitions, 4);
+        Cluster.CreateTopic(topic + ".dlq", 1);
+        Cluster.SetTopicError(topic + ".dlq", ErrorCode.LeaderNotAvailable);
+        var calls = new ConcurrentQueue<(int Partition, long Offset)>();
+        var log = new CapturedLog();
+        using var probe = new WriteProbe("devices", Group);
+        using IHost host = StartHost("devices", topic, (record, _) =>
+        {
+            calls.Enqueue((record.Partition.Value, record.Offset.Value));
+            return record.Offset.Value == 1 ? throw new TimeoutException("the ledger did not answer") : Task.CompletedTask;
+        }, options =>
+        {
+            options.MaxConcurrentHandlers = partitions;
+            options.Consumer.MaxPollIntervalMs = 6_000;
+            options.CopyTimeout = TimeSpan.FromSeconds(3);
+            options.HandlerFailures.MaxAttempts = 1;
+        }, services => services.AddLogging(logging => logging.AddProvider(log)));
+
+        Wait.Until(() => probe.Count >= 2 * partitions, "every partition's dead letter refused twice", Deadline);
+        Cluster.SetTopicError(topic + ".dlq", ErrorCode.NoError);
+        Wait.Until(() => calls.Count(c => c.Offset == 3) == partitions, "every partition's records after it handled", Deadline);
+        int revokedWhileRunning = probe.Revocations;
+        await host.StopAsync().WaitAsync(Deadline);
+
+        Assert.DoesNotContain(log.Lines, l => l.Contains("maximum poll interval", StringComparison.OrdinalIgnoreCase)); // librdkafka's MAXPOLL
+        Assert.Equal(0, revokedWhileRunning);
+        Assert.Equal(
+            Enumerable.Range(0, partitions),
+            ReadDeadLetters(Cluster.CreateConsumerConfig(), topic + ".dlq", Deadline)
+                .Select(d => SourceOf(d.Message.Headers))
+                .Where(source => source.Offset.Value == 1)
+                .Select(source => source.Partition.Value)
+                .Distinct()
+                .Order());
+        for (int partition = 0; partition < partitions; partition++)
+        {
+            Assert.Equal([0L, 1, 2, 3], calls.Where(c => c.Partition == partition).Select(c => c.Offset)); // once each, in order
+        }
+    }
+
     /// <summary>Counts the times the consumer was moved back to a record because its dead letter was not written, and the times partitions were taken away.</summary>
     private sealed class WriteProbe(string consumer, string group) : ConsumerEvents(consumer, group)
     {

@@ -42,7 +42,7 @@ public sealed class RecordConclusionTests : IDisposable
             "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, owner, status, log, diagnostics, TimeSpan.FromMilliseconds(50));
         using IProducer<byte[], byte[]> writer = new ProducerBuilder<byte[], byte[]>(_cluster.CreateProducerConfig()).Build();
         var conclusion = new RecordConclusion<string, string>(
-            client, writer, "orders.dlq", TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, ProvenanceCodec.WithoutKeys, status,
+            client, writer, "orders.dlq", TimeSpan.FromSeconds(10), TimeSpan.FromSeconds(5), TimeSpan.FromMilliseconds(50), null, ProvenanceCodec.WithoutKeys, status,
             new ConclusionEvents("conclusion", log, diagnostics), new ConsumerTracing("conclusion", "conclusion"), owner);
         var record = new ConsumeResult<string, string>
         {
@@ -81,7 +81,7 @@ public sealed class RecordConclusionTests : IDisposable
         using var client = new ConsumerClient<string, string>(
             "conclusion", _cluster.CreateConsumerConfig("conclusion"), Deserializers.Utf8, Deserializers.Utf8, owner, status, log, diagnostics, TimeSpan.FromMilliseconds(50));
         var conclusion = new RecordConclusion<string, string>(
-            client, null, null, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(50), null, ProvenanceCodec.WithoutKeys, status,
+            client, null, null, TimeSpan.FromSeconds(10), TimeSpan.FromSeconds(5), TimeSpan.FromMilliseconds(50), null, ProvenanceCodec.WithoutKeys, status,
             new ConclusionEvents("conclusion", log, diagnostics), new ConsumerTracing("conclusion", "conclusion"), owner);
         client.Subscribe(["orders"]);
         ConsumeResult<string, string>? record = null;
