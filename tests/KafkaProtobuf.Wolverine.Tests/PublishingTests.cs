@@ -10,6 +10,7 @@ using Microsoft.Extensions.Hosting;
 using Vectors.Telemetry.V1;
 using Wolverine;
 using Wolverine.Kafka;
+using Wolverine.Util;
 using Xunit;
 
 namespace KafkaProtobuf.Wolverine.Tests;
@@ -53,6 +54,34 @@ public sealed class PublishingTests(KafkaFixture kafka)
                 reader.Deserialize(device.Message.Value, false, new SerializationContext(MessageComponentType.Value, headed, device.Message.Headers)));
             Assert.True(device.Message.Headers.TryGetLastBytes("__value_schema_id", out byte[] id) && id[0] == 1 && id.Length > 16, "the schema id header is the binary GUID form");
             Assert.DoesNotContain(device.Message.Headers.Concat(reading.Message.Headers), h => h.Key.StartsWith("kafkaprotobuf.", StringComparison.Ordinal));
+        }
+        finally
+        {
+            await WolverineApp.StopAsync(host);
+        }
+    }
+
+    [Fact]
+    public async Task A_route_that_names_its_topic_per_message_writes_under_that_topics_subject()
+    {
+        using InProcessSchemaRegistry registry = InProcessSchemaRegistry.Start();
+        using var client = new RegistryClient(registry.Url);
+        string topic = typeof(Reading).ToMessageTypeName(); // Wolverine's topic for a type with no [Topic]: its message type name
+        kafka.Cluster.CreateTopic(topic, 1); // one partition, to read it from
+
+        IHost host = await WolverineApp.StartAsync(kafka.Cluster, kafka.NewTopic("dead"), opts =>
+        {
+            opts.PublishMessage<Reading>().ToKafkaTopics().WriteProtobuf(client).SendInline();
+        });
+        try
+        {
+            await host.Services.GetRequiredService<IMessageBus>().PublishAsync(new Reading { SensorId = "routed", Value = 1.5 });
+
+            ConsumeResult<byte[], byte[]> reading = WolverineApp.Read(kafka.Cluster, topic, 1)[0];
+            RegistrySchema schema = await client.GetLatestVersionAsync(topic + "-value"); // the record's topic, not "wolverine.topics"
+            Assert.Equal(schema.Id, System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(reading.Message.Value.AsSpan(1, 4)));
+            Assert.Equal(new Reading { SensorId = "routed", Value = 1.5 }, DeadLetterTests.RegistryReader(client)
+                .Deserialize(reading.Message.Value, false, new SerializationContext(MessageComponentType.Value, topic, reading.Message.Headers)));
         }
         finally
         {
