@@ -27,15 +27,13 @@ internal sealed class RecordConclusion<TKey, TValue>
     private readonly IProducer<byte[], byte[]>? _writer; // dead letters and retry topics' copies
     private readonly string? _deadLetterTopic;
     private readonly TimeSpan _writeTimeout;
-    private readonly TimeSpan _readAgainDelay;
     private readonly RetryTiers? _retries;
     private readonly ProvenanceCodec _codec;
     private readonly ConsumerStatus _status;
     private readonly ConclusionEvents _events;
     private readonly ConsumerTracing _tracing;
     private readonly IConsumerOwner _owner;
-    private readonly TimeSpan _topicCheckTimeout;
-    private readonly RefusedTopics _refused = new();
+    private readonly CopyWriter<TKey, TValue> _copies;
 
     /// <param name="client">The Kafka client: stores, and writes through the consumer.</param>
     /// <param name="writer">The producer of dead letters and retry copies; null with neither.</param>
@@ -67,14 +65,13 @@ internal sealed class RecordConclusion<TKey, TValue>
         _writer = writer;
         _deadLetterTopic = deadLetterTopic;
         _writeTimeout = writeTimeout;
-        _topicCheckTimeout = topicCheckTimeout;
-        _readAgainDelay = readAgainDelay;
         _retries = retries;
         _codec = codec;
         _status = status;
         _events = events;
         _tracing = tracing;
         _owner = owner;
+        _copies = new CopyWriter<TKey, TValue>(client, topicCheckTimeout, readAgainDelay, status, events, owner);
     }
 
     /// <summary>Records read again to write what their handler made of them, not to be handled again.</summary>
@@ -203,7 +200,9 @@ internal sealed class RecordConclusion<TKey, TValue>
             activity);
     }
 
-    /// <summary>Writes a dead letter (see <see cref="Write"/>); without a dead-letter topic the consumer stops.</summary>
+    /// <summary>
+    /// Writes a dead letter (see <see cref="CopyWriter{TKey, TValue}.Write"/>); without a dead-letter topic the consumer stops.
+    /// </summary>
     private AfterConclusion DeadLetter(
         ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, bool handlerFailure, Exception failure, Activity? activity)
     {
@@ -217,7 +216,7 @@ internal sealed class RecordConclusion<TKey, TValue>
             return AfterConclusion.Stop;
         }
 
-        return Write(
+        return _copies.Write(
             record,
             send,
             topic,
@@ -227,79 +226,14 @@ internal sealed class RecordConclusion<TKey, TValue>
 
     /// <summary>
     /// Copies a record whose handler failed for good to its next retry topic, due after that tier's delay (see
-    /// <see cref="Write"/>).
+    /// <see cref="CopyWriter{TKey, TValue}.Write"/>).
     /// </summary>
     private AfterConclusion SendToRetryTopic(
         ConsumeResult<byte[], byte[]> record, RetryTier to, Exception failure, Activity? activity)
     {
         Message<byte[], byte[]> copy = _retries!.Copy(record, failure, to, out DateTimeOffset due);
-        return Write(record, () => _client.Forward(record, copy, _writer!, to.Name, _writeTimeout), to.Name, activity, written =>
+        return _copies.Write(record, () => _client.Forward(record, copy, _writer!, to.Name, _writeTimeout), to.Name, activity, written =>
             _events.SentToRetryTopic(activity, record.TopicPartitionOffset, to.Name, to.Tier, due, failure, written));
-    }
-
-    /// <summary>
-    /// Writes a record elsewhere (a dead letter, a retry topic's copy) and stores its offset once the broker has it. A
-    /// retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.
-    /// A topic that refused a write is not written to again before the next poll (<see cref="RefusedTopics"/>): the
-    /// records bound for it meanwhile are read again without a wait.
-    /// A record written whose offset could not be stored (its partition is no longer this consumer's) is not done here:
-    /// its new owner reads it again.
-    /// </summary>
-    private AfterConclusion Write(
-        ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
-    {
-        string where = PositionText.Of(record.TopicPartitionOffset);
-        if (_refused.RefusedDuring(topic, _client.Polls, out string refusedWhy, out DeadLetterException? refusal))
-        {
-            // The topic refused a write since the last poll: another wait now would add up across partitions.
-            ReadAgain(record.TopicPartitionOffset);
-            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, refusedWhy, _readAgainDelay, refusal!);
-            _status.Waits(record.TopicPartition, "write to '" + topic + "'", refusedWhy);
-            return AfterConclusion.ReadAgain;
-        }
-
-        try
-        {
-            CopyResult result = send();
-            written(result);
-            if (result.Offset != OffsetOutcome.NotStored)
-            {
-                _status.RecordDone(record.Topic, record.Partition);
-            }
-
-            return AfterConclusion.Continue;
-        }
-        catch (DeadLetterException d) when (d.IsRetriable)
-        {
-            // The write moved the consumer back to the record: after the delay, Consume delivers it again.
-            string missing = ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)";
-            string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code, _topicCheckTimeout) ? missing : string.Empty);
-            _refused.Refused(topic, _client.Polls, why, d);
-            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, d);
-            _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
-            return AfterConclusion.ReadAgain;
-        }
-        catch (DeadLetterException d)
-        {
-            Stop(
-                where + " cannot be written to '" + topic + "' (" + d.Error.Code + ": " + BoundedText.Cut(d.Error.Reason)
-                    + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
-                d);
-            return AfterConclusion.Stop;
-        }
-    }
-
-    /// <summary>Moves the consumer back to the record, as a write that failed does: the next poll delivers it again.</summary>
-    private void ReadAgain(TopicPartitionOffset record)
-    {
-        try
-        {
-            _client.Seek(record);
-        }
-        catch (KafkaException)
-        {
-            // The partition is no longer assigned: its new owner starts from the committed offset, before the record.
-        }
     }
 
     /// <summary>A record as it was written, for its dead letter: its key and value bytes, headers and position.</summary>

@@ -71,13 +71,9 @@ public sealed class WriterSchemaDecoder
         _indented = options.Indented;
         if (writers.KnowsWriterFiles)
         {
-            var copy = new WriterSchemaOptions { Source = writers.Source, CacheCapacity = writers.CacheCapacity };
-            foreach (var file in writers.Files)
-            {
-                copy.Files[file.Key] = file.Value;
-            }
-
-            _schemas = new WriterSchemaResolver(Array.Empty<MessageDescriptor>(), copy);
+            // The resolver takes what it needs of the options now (a later change to them is not seen). With no reader
+            // types, VerifyCompatibility has nothing to compare.
+            _schemas = new WriterSchemaResolver(Array.Empty<MessageDescriptor>(), writers);
         }
     }
 

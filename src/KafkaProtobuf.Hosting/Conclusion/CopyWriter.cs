@@ -1,0 +1,116 @@
+using System;
+using System.Diagnostics;
+using Confluent.Kafka;
+using KafkaProtobuf.DeadLetters;
+using KafkaProtobuf.Hosting.Consuming;
+using KafkaProtobuf.Hosting.Diagnostics;
+using KafkaProtobuf.Hosting.Health;
+using KafkaProtobuf.Hosting.Scheduling;
+
+namespace KafkaProtobuf.Hosting.Conclusion;
+
+/// <summary>
+/// Writes a record elsewhere for its conclusion (its dead letter, a retry topic's copy) and says what follows: done, read
+/// again (a write the broker did not take; the topic named when it does not exist), or the consumer stops. Loop thread only.
+/// </summary>
+/// <typeparam name="TKey">The key type.</typeparam>
+/// <typeparam name="TValue">The value type.</typeparam>
+internal sealed class CopyWriter<TKey, TValue>
+{
+    private readonly ConsumerClient<TKey, TValue> _client;
+    private readonly TimeSpan _topicCheckTimeout;
+    private readonly TimeSpan _readAgainDelay;
+    private readonly ConsumerStatus _status;
+    private readonly ConclusionEvents _events;
+    private readonly IConsumerOwner _owner;
+    private readonly RefusedTopics _refused = new();
+
+    /// <param name="client">The Kafka client: it seeks, and tells whether a topic exists.</param>
+    /// <param name="topicCheckTimeout">How long a write that failed waits for the brokers to say whether its topic exists.</param>
+    /// <param name="readAgainDelay">How long before a record whose write failed is read again (for the log).</param>
+    /// <param name="status">The consumer's health.</param>
+    /// <param name="events">Where what happened is reported.</param>
+    /// <param name="owner">Told when a write stops the consumer for good.</param>
+    public CopyWriter(
+        ConsumerClient<TKey, TValue> client,
+        TimeSpan topicCheckTimeout,
+        TimeSpan readAgainDelay,
+        ConsumerStatus status,
+        ConclusionEvents events,
+        IConsumerOwner owner)
+    {
+        _client = client;
+        _topicCheckTimeout = topicCheckTimeout;
+        _readAgainDelay = readAgainDelay;
+        _status = status;
+        _events = events;
+        _owner = owner;
+    }
+
+    /// <summary>
+    /// Writes a record elsewhere (a dead letter, a retry topic's copy) and stores its offset once the broker has it. A
+    /// retriable failure: the consumer was moved back to the record, which is read again after a delay; any other stops.
+    /// A topic that refused a write is not written to again before the next poll (<see cref="RefusedTopics"/>): the
+    /// records bound for it meanwhile are read again without a wait.
+    /// A record written whose offset could not be stored (its partition is no longer this consumer's) is not done here:
+    /// its new owner reads it again.
+    /// </summary>
+    public AfterConclusion Write(
+        ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
+    {
+        string where = PositionText.Of(record.TopicPartitionOffset);
+        if (_refused.RefusedDuring(topic, _client.Polls, out string refusedWhy, out DeadLetterException? refusal))
+        {
+            // The topic refused a write since the last poll: another wait now would add up across partitions.
+            ReadAgain(record.TopicPartitionOffset);
+            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, refusedWhy, _readAgainDelay, refusal!);
+            _status.Waits(record.TopicPartition, "write to '" + topic + "'", refusedWhy);
+            return AfterConclusion.ReadAgain;
+        }
+
+        try
+        {
+            CopyResult result = send();
+            written(result);
+            if (result.Offset != OffsetOutcome.NotStored)
+            {
+                _status.RecordDone(record.Topic, record.Partition);
+            }
+
+            return AfterConclusion.Continue;
+        }
+        catch (DeadLetterException d) when (d.IsRetriable)
+        {
+            // The write moved the consumer back to the record: after the delay, Consume delivers it again.
+            string missing = ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)";
+            string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code, _topicCheckTimeout) ? missing : string.Empty);
+            _refused.Refused(topic, _client.Polls, why, d);
+            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, d);
+            _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
+            return AfterConclusion.ReadAgain;
+        }
+        catch (DeadLetterException d)
+        {
+            Stop(
+                where + " cannot be written to '" + topic + "' (" + d.Error.Code + ": " + BoundedText.Cut(d.Error.Reason)
+                    + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
+                d);
+            return AfterConclusion.Stop;
+        }
+    }
+
+    /// <summary>Moves the consumer back to the record, as a write that failed does: the next poll delivers it again.</summary>
+    private void ReadAgain(TopicPartitionOffset record)
+    {
+        try
+        {
+            _client.Seek(record);
+        }
+        catch (KafkaException)
+        {
+            // The partition is no longer assigned: its new owner starts from the committed offset, before the record.
+        }
+    }
+
+    private void Stop(string reason, Exception exception) => _owner.Failed(reason, exception, outsideConsume: false);
+}
