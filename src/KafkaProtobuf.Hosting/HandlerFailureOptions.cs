@@ -20,9 +20,6 @@ public sealed class HandlerFailureOptions
     /// <summary>The longest back-off. Default 30 s.</summary>
     public TimeSpan MaxRetryBackoff { get; set; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>For tests: the back-off's random source (numbers in [0, 1)); null for a shared one.</summary>
-    internal Func<double>? Jitter { get; set; }
-
     /// <summary>
     /// What happens once <see cref="MaxAttempts"/> attempts failed: <see cref="HandlerFailureAction.DeadLetter"/> (the
     /// default; without a dead-letter topic the consumer stops instead) or <see cref="HandlerFailureAction.StopConsumer"/>.

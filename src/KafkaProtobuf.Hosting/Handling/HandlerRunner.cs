@@ -63,7 +63,7 @@ internal sealed class HandlerRunner<TWork>
         _recordsOf = recordsOf;
         _partitionOf = partitionOf;
         _failures = failures;
-        _backoff = new ExponentialBackoff(failures.RetryBackoff, failures.MaxRetryBackoff, failures.Jitter);
+        _backoff = new ExponentialBackoff(failures.RetryBackoff, failures.MaxRetryBackoff);
         _status = status;
         _events = events;
         _stopping = stopping;
