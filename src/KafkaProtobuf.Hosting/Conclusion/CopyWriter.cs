@@ -63,7 +63,10 @@ internal sealed class CopyWriter<TKey, TValue>
         {
             // The topic refused a write since the last poll: another wait now would add up across partitions.
             ReadAgain(record.TopicPartitionOffset);
-            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, refusedWhy, _readAgainDelay, refusal!);
+
+            // This record's own exception for its span, the refusal it follows as the inner one.
+            var notTried = new DeadLetterException(refusal!.Error, record.TopicPartitionOffset, topic, refusal);
+            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, refusedWhy, _readAgainDelay, notTried);
             _status.Waits(record.TopicPartition, "write to '" + topic + "'", refusedWhy);
             return AfterConclusion.ReadAgain;
         }
