@@ -53,21 +53,21 @@ internal static class ConsumerClientSettings
     /// takes a member that has not polled for that long out of its group: a copy not acknowledged by then is tried again
     /// after the read-again delay, as any copy not written, and the member stays in its group.
     /// </summary>
-    internal static TimeSpan EffectiveCopyTimeout(this KafkaProtobufConsumerOptions options)
-    {
-        TimeSpan half = TimeSpan.FromTicks(options.MaxPollInterval().Ticks / 2);
-        return options.CopyTimeout < half ? options.CopyTimeout : half;
-    }
+    internal static TimeSpan EffectiveCopyTimeout(this KafkaProtobufConsumerOptions options) =>
+        options.AtMostPollIntervalShare(options.CopyTimeout, 2);
 
     /// <summary>
     /// How long a write that failed waits for the brokers to say whether its topic exists: 5 s, but at most a quarter of
     /// the consumer's <c>max.poll.interval.ms</c>, so that a copy's wait and this one together stay well within it.
     /// </summary>
-    internal static TimeSpan TopicCheckTimeout(this KafkaProtobufConsumerOptions options)
+    internal static TimeSpan TopicCheckTimeout(this KafkaProtobufConsumerOptions options) =>
+        options.AtMostPollIntervalShare(TimeSpan.FromSeconds(5), 4);
+
+    /// <summary><paramref name="wait"/>, but at most the share 1/<paramref name="divisor"/> of <c>max.poll.interval.ms</c>.</summary>
+    private static TimeSpan AtMostPollIntervalShare(this KafkaProtobufConsumerOptions options, TimeSpan wait, int divisor)
     {
-        TimeSpan quarter = TimeSpan.FromTicks(options.MaxPollInterval().Ticks / 4);
-        TimeSpan most = TimeSpan.FromSeconds(5);
-        return most < quarter ? most : quarter;
+        TimeSpan share = TimeSpan.FromTicks(options.MaxPollInterval().Ticks / divisor);
+        return wait < share ? wait : share;
     }
 
     /// <summary>

@@ -58,7 +58,6 @@ internal sealed class CopyWriter<TKey, TValue>
     public AfterConclusion Write(
         ConsumeResult<byte[], byte[]> record, Func<CopyResult> send, string topic, Activity? activity, Action<CopyResult> written)
     {
-        string where = PositionText.Of(record.TopicPartitionOffset);
         if (_refused.RefusedDuring(topic, _client.Polls, out string refusedWhy, out DeadLetterException? refusal))
         {
             // The topic refused a write since the last poll: another wait now would add up across partitions.
@@ -66,9 +65,7 @@ internal sealed class CopyWriter<TKey, TValue>
 
             // This record's own exception for its span, the refusal it follows as the inner one.
             var notTried = new DeadLetterException(refusal!.Error, record.TopicPartitionOffset, topic, refusal);
-            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, refusedWhy, _readAgainDelay, notTried);
-            _status.Waits(record.TopicPartition, "write to '" + topic + "'", refusedWhy);
-            return AfterConclusion.ReadAgain;
+            return WaitsToBeWritten(record, topic, refusedWhy, notTried, activity);
         }
 
         try
@@ -88,18 +85,26 @@ internal sealed class CopyWriter<TKey, TValue>
             string missing = ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)";
             string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code, _topicCheckTimeout) ? missing : string.Empty);
             _refused.Refused(topic, _client.Polls, why, d);
-            _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, d);
-            _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
-            return AfterConclusion.ReadAgain;
+            return WaitsToBeWritten(record, topic, why, d, activity);
         }
         catch (DeadLetterException d)
         {
             Stop(
-                where + " cannot be written to '" + topic + "' (" + d.Error.Code + ": " + BoundedText.Cut(d.Error.Reason)
+                PositionText.Of(record.TopicPartitionOffset) + " cannot be written to '" + topic + "' (" + d.Error.Code + ": "
+                    + BoundedText.Cut(d.Error.Reason)
                     + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
             return AfterConclusion.Stop;
         }
+    }
+
+    /// <summary>The record is read again to be written: logged, traced, and its partition's health says what it waits for.</summary>
+    private AfterConclusion WaitsToBeWritten(
+        ConsumeResult<byte[], byte[]> record, string topic, string why, DeadLetterException failure, Activity? activity)
+    {
+        _events.WriteRetrying(activity, record.TopicPartitionOffset, topic, why, _readAgainDelay, failure);
+        _status.Waits(record.TopicPartition, "write to '" + topic + "'", why);
+        return AfterConclusion.ReadAgain;
     }
 
     /// <summary>Moves the consumer back to the record, as a write that failed does: the next poll delivers it again.</summary>
