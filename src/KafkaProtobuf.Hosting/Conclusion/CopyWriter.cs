@@ -22,7 +22,6 @@ internal sealed class CopyWriter<TKey, TValue>
     private readonly TimeSpan _readAgainDelay;
     private readonly ConsumerStatus _status;
     private readonly ConclusionEvents _events;
-    private readonly IConsumerOwner _owner;
     private readonly RefusedTopics _refused = new();
 
     /// <param name="client">The Kafka client: it seeks, and tells whether a topic exists.</param>
@@ -30,21 +29,18 @@ internal sealed class CopyWriter<TKey, TValue>
     /// <param name="readAgainDelay">How long before a record whose write failed is read again (for the log).</param>
     /// <param name="status">The consumer's health.</param>
     /// <param name="events">Where what happened is reported.</param>
-    /// <param name="owner">Told when a write stops the consumer for good.</param>
     public CopyWriter(
         ConsumerClient<TKey, TValue> client,
         TimeSpan topicCheckTimeout,
         TimeSpan readAgainDelay,
         ConsumerStatus status,
-        ConclusionEvents events,
-        IConsumerOwner owner)
+        ConclusionEvents events)
     {
         _client = client;
         _topicCheckTimeout = topicCheckTimeout;
         _readAgainDelay = readAgainDelay;
         _status = status;
         _events = events;
-        _owner = owner;
     }
 
     /// <summary>
@@ -83,18 +79,17 @@ internal sealed class CopyWriter<TKey, TValue>
         {
             // The write moved the consumer back to the record: after the delay, Consume delivers it again.
             string missing = ": the topic '" + topic + "' does not exist; create it (or let the broker create topics)";
-            string why = d.Error.Code + (_client.IsMissing(topic, d.Error.Code, _topicCheckTimeout) ? missing : string.Empty);
+            string why = d.Error.Code + (_client.Topics.IsMissing(topic, d.Error.Code, _topicCheckTimeout) ? missing : string.Empty);
             _refused.Refused(topic, _client.Polls, why, d);
             return WaitsToBeWritten(record, topic, why, d, activity);
         }
         catch (DeadLetterException d)
         {
-            Stop(
+            return AfterConclusion.Fail(
                 PositionText.Of(record.TopicPartitionOffset) + " cannot be written to '" + topic + "' (" + d.Error.Code + ": "
                     + BoundedText.Cut(d.Error.Reason)
                     + "; not retriable): nothing was stored past the record, which is read again when the consumer restarts",
                 d);
-            return AfterConclusion.Stop;
         }
     }
 
@@ -119,6 +114,4 @@ internal sealed class CopyWriter<TKey, TValue>
             // The partition is no longer assigned: its new owner starts from the committed offset, before the record.
         }
     }
-
-    private void Stop(string reason, Exception exception) => _owner.Failed(reason, exception, outsideConsume: false);
 }

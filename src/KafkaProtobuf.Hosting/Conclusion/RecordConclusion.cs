@@ -15,9 +15,10 @@ namespace KafkaProtobuf.Hosting.Conclusion;
 /// <summary>
 /// What follows a record's handler (or a batch's), in every mode, on the loop thread and in each partition's order: the
 /// offset is stored (auto-commit sends it), the record is written elsewhere byte for byte (its next retry topic, or the
-/// dead-letter topic) and the offset past it stored, or the consumer stops. A write the broker did not take moves the
-/// consumer back to the record, to be read again after the read-again delay; what its handler made of it is kept
-/// (<see cref="UnwrittenFailures"/>), so the write is retried, never the handler. Events go to <see cref="ConclusionEvents"/>.
+/// dead-letter topic) and the offset past it stored, or the consumer stops (the answer carries why). A write the broker
+/// did not take moves the consumer back to the record, to be read again after the read-again delay; what its handler
+/// made of it is kept (<see cref="UnwrittenFailures"/>), so the write is retried, never the handler. Events go to
+/// <see cref="ConclusionEvents"/>.
 /// </summary>
 /// <typeparam name="TKey">The key type.</typeparam>
 /// <typeparam name="TValue">The value type.</typeparam>
@@ -32,7 +33,6 @@ internal sealed class RecordConclusion<TKey, TValue>
     private readonly ConsumerStatus _status;
     private readonly ConclusionEvents _events;
     private readonly ConsumerTracing _tracing;
-    private readonly IConsumerOwner _owner;
     private readonly CopyWriter<TKey, TValue> _copies;
 
     /// <param name="client">The Kafka client: stores, and writes through the consumer.</param>
@@ -46,7 +46,6 @@ internal sealed class RecordConclusion<TKey, TValue>
     /// <param name="status">The consumer's health.</param>
     /// <param name="events">Where what happened is reported.</param>
     /// <param name="tracing">Spans, for a poison record's.</param>
-    /// <param name="owner">Told when a conclusion stops the consumer for good, with the reason (the one route a stop takes).</param>
     public RecordConclusion(
         ConsumerClient<TKey, TValue> client,
         IProducer<byte[], byte[]>? writer,
@@ -58,8 +57,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         ProvenanceCodec codec,
         ConsumerStatus status,
         ConclusionEvents events,
-        ConsumerTracing tracing,
-        IConsumerOwner owner)
+        ConsumerTracing tracing)
     {
         _client = client;
         _writer = writer;
@@ -70,8 +68,7 @@ internal sealed class RecordConclusion<TKey, TValue>
         _status = status;
         _events = events;
         _tracing = tracing;
-        _owner = owner;
-        _copies = new CopyWriter<TKey, TValue>(client, topicCheckTimeout, readAgainDelay, status, events, owner);
+        _copies = new CopyWriter<TKey, TValue>(client, topicCheckTimeout, readAgainDelay, status, events);
     }
 
     /// <summary>Records read again to write what their handler made of them, not to be handled again.</summary>
@@ -98,10 +95,9 @@ internal sealed class RecordConclusion<TKey, TValue>
                 Exception e = result.Failure!;
                 string where = PositionText.Of(record.Topic, record.Partition, record.Offset);
                 string because = result.Outcome == HandlerOutcome.DeadLetter ? "there is no dead-letter topic" : "the policy is to stop";
-                Stop("the handler failed on " + where + " and " + because + " (" + BoundedText.Describe(e) + ")", e);
-                return AfterConclusion.Stop;
+                return AfterConclusion.Fail("the handler failed on " + where + " and " + because + " (" + BoundedText.Describe(e) + ")", e);
             default:
-                return AfterConclusion.Stop; // cancelled at shutdown: not committed, read again
+                return AfterConclusion.ShutDown; // cancelled at shutdown: not committed, read again
         }
     }
 
@@ -126,7 +122,7 @@ internal sealed class RecordConclusion<TKey, TValue>
                 handlerFailure: true,
                 failure,
                 activity);
-        if (after == AfterConclusion.ReadAgain)
+        if (after.IsReadAgain)
         {
             // Not written: read again, the record is written again with what its handler made of it, not handled again.
             Unwritten.Remember(record.TopicPartitionOffset, result);
@@ -155,13 +151,12 @@ internal sealed class RecordConclusion<TKey, TValue>
 
                     return AfterConclusion.Continue;
                 case HandlerOutcome.Cancelled:
-                    return AfterConclusion.Stop; // shutting down: nothing of it is stored; read again
+                    return AfterConclusion.ShutDown; // shutting down: nothing of it is stored; read again
                 case HandlerOutcome.Stop when batch.RecordResults is null:
                     Exception e = batch.Result.Failure!;
-                    Stop(
+                    return AfterConclusion.Fail(
                         "the batch handler failed on " + batch.Describe() + " and the policy is to stop (" + BoundedText.Describe(e) + ")",
                         e);
-                    return AfterConclusion.Stop;
             }
 
             for (int i = 0; i < batch.Count; i++)
@@ -171,7 +166,7 @@ internal sealed class RecordConclusion<TKey, TValue>
                 // Own bytes only for a dead letter: no other outcome reads them (and copying every record's would cost an array each).
                 AfterConclusion after = Conclude(
                     batch[i], result, activity, result.Outcome == HandlerOutcome.DeadLetter ? batch.BytesOf(i) : null);
-                if (after != AfterConclusion.Continue)
+                if (!after.IsContinue)
                 {
                     batch.ReadAgainAt(i);
                     return after;
@@ -209,11 +204,10 @@ internal sealed class RecordConclusion<TKey, TValue>
         if (_deadLetterTopic is not { } topic)
         {
             string what = handlerFailure ? " was not handled after its last retry topic" : " cannot be deserialized";
-            Stop(
+            return AfterConclusion.Fail(
                 PositionText.Of(record.TopicPartitionOffset)
                     + what + " and there is no dead-letter topic (" + BoundedText.Describe(failure) + ")",
                 failure);
-            return AfterConclusion.Stop;
         }
 
         return _copies.Write(
@@ -248,7 +242,4 @@ internal sealed class RecordConclusion<TKey, TValue>
             Timestamp = record.Message.Timestamp,
         },
     };
-
-    /// <summary>The consumer stops for good; the conclusion answers <see cref="AfterConclusion.Stop"/>: the loop ends.</summary>
-    private void Stop(string reason, Exception exception) => _owner.Failed(reason, exception, outsideConsume: false);
 }

@@ -15,7 +15,7 @@ internal enum Consumed
     /// <summary>Nothing (a timeout, the end of a partition, a passing broker error).</summary>
     Nothing,
 
-    /// <summary>The consumer failed.</summary>
+    /// <summary>The consumer cannot go on: the client's <c>Failure</c> says why.</summary>
     Failed,
 
     /// <summary>Shutdown.</summary>

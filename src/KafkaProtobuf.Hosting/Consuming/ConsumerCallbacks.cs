@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting.Diagnostics;
 using Microsoft.Extensions.Logging;
@@ -10,8 +11,9 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// <summary>
 /// What librdkafka calls back with, on the loop thread inside a consume (or on its own thread for errors and log
 /// lines): partitions assigned, revoked or lost; commits; client errors; its own log lines, through
-/// <see cref="ILogger"/> instead of stderr. Each goes to the log, the lag meter, the diagnostics and, for what the
-/// consumer service must act on, its owner.
+/// <see cref="ILogger"/> instead of stderr. Each goes to the log, the lag meter, the diagnostics and, for partitions
+/// taken away, the owner. A failure met here (a fatal error; a conclusion during a revocation) is left in
+/// <see cref="Failure"/>, for the consume to return: no callback ends the loop itself.
 /// </summary>
 internal sealed class ConsumerCallbacks<TKey, TValue>
 {
@@ -20,6 +22,7 @@ internal sealed class ConsumerCallbacks<TKey, TValue>
     private readonly LagMeter<TKey, TValue> _lag;
     private readonly ILogger _logger;
     private readonly ConsumerDiagnostics _diagnostics;
+    private ConsumerFailure? _failure;
 
     public ConsumerCallbacks(string name, IConsumerOwner owner, LagMeter<TKey, TValue> lag, ILogger logger, ConsumerDiagnostics diagnostics)
     {
@@ -29,6 +32,9 @@ internal sealed class ConsumerCallbacks<TKey, TValue>
         _logger = logger;
         _diagnostics = diagnostics;
     }
+
+    /// <summary>The first failure a callback met, which the consumer cannot go on after; null if none.</summary>
+    public ConsumerFailure? Failure => Volatile.Read(ref _failure);
 
     /// <summary>Sets every callback on the builder.</summary>
     public ConsumerBuilder<TKey, TValue> SetOn(ConsumerBuilder<TKey, TValue> builder) => builder
@@ -51,7 +57,11 @@ internal sealed class ConsumerCallbacks<TKey, TValue>
         List<TopicPartition> leaving = partitions.ConvertAll(p => p.TopicPartition);
         _lag.Revoked(leaving);
         ConsumerLog.Revoked(_logger, _name, lost ? "lost" : "revoked", new PartitionList(leaving));
-        _owner.Revoked(leaving);
+        if (_owner.Revoked(leaving) is { } failure)
+        {
+            Leave(failure);
+        }
+
         _diagnostics.Revoked(leaving, lost);
     }
 
@@ -74,13 +84,16 @@ internal sealed class ConsumerCallbacks<TKey, TValue>
         _diagnostics.ClientError(error);
         if (error.IsFatal)
         {
-            _owner.Failed("librdkafka reported a fatal error: " + error, null, outsideConsume: true);
+            Leave(new ConsumerFailure("librdkafka reported a fatal error: " + error, null));
         }
         else if (_logger.IsEnabled(LogLevel.Warning))
         {
             ConsumerLog.ClientError(_logger, _name, error.ToString());
         }
     }
+
+    /// <summary>The first failure stays: what follows it is its consequence.</summary>
+    private void Leave(ConsumerFailure failure) => Interlocked.CompareExchange(ref _failure, failure, null);
 
     private void OnClientLog(LogMessage message)
     {

@@ -14,27 +14,30 @@ namespace KafkaProtobuf.Hosting.Consuming;
 /// writer's schema, nothing, the end); stores offsets, seeks, pauses, resumes; writes copies of records (dead letters,
 /// retry copies) and stores the offset past each; tells whether a topic exists; closes. Every offset it stores goes to
 /// the lag meter. All but <see cref="Dispose"/> runs on the loop thread; librdkafka's callbacks are
-/// <see cref="ConsumerCallbacks{TKey, TValue}"/>'s.
+/// <see cref="ConsumerCallbacks{TKey, TValue}"/>'s, and a failure they meet comes out of the next consume. A failure
+/// comes out as data (<see cref="Consumed.Failed"/>, then <see cref="Failure"/>): the client tells no one.
 /// </summary>
 /// <typeparam name="TKey">The key type.</typeparam>
 /// <typeparam name="TValue">The value type.</typeparam>
 internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDisposable
 {
+    // Confluent's untimed consume polls in slices this long (its default) to see a cancellation.
+    private static readonly TimeSpan UntimedConsumeSlice = TimeSpan.FromMilliseconds(100);
+
     private readonly IConsumer<TKey, TValue> _consumer;
-    private readonly IConsumerOwner _owner;
+    private readonly ConsumerCallbacks<TKey, TValue> _callbacks;
     private readonly string _name;
     private readonly ConsumerStatus _status;
     private readonly ILogger _logger;
     private readonly ConsumerDiagnostics _diagnostics;
     private readonly TimeSpan _readAgainDelay;
     private readonly LagMeter<TKey, TValue> _lag;
-    private IAdminClient? _metadata; // on the consumer's connection: whether a topic written to exists
 
     /// <param name="name">The consumer's name, for log lines.</param>
     /// <param name="config">The consumer's settings.</param>
     /// <param name="keys">The key deserializer.</param>
     /// <param name="values">The value deserializer.</param>
-    /// <param name="owner">Told of partitions taken away and of failures.</param>
+    /// <param name="owner">Told of partitions taken away.</param>
     /// <param name="status">The consumer's health.</param>
     /// <param name="logger">The consumer's logger.</param>
     /// <param name="diagnostics">The consumer's diagnostic events.</param>
@@ -51,7 +54,6 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         TimeSpan readAgainDelay)
     {
         _name = name;
-        _owner = owner;
         _status = status;
         _logger = logger;
         _diagnostics = diagnostics;
@@ -59,11 +61,12 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         KeyCapture = new RawBytesCapture<TKey>(keys);
         ValueCapture = new RawBytesCapture<TValue>(values);
         _lag = new LagMeter<TKey, TValue>(status.Lag, config.AutoOffsetReset, status.IsPaused);
-        var callbacks = new ConsumerCallbacks<TKey, TValue>(name, owner, _lag, logger, diagnostics);
+        _callbacks = new ConsumerCallbacks<TKey, TValue>(name, owner, _lag, logger, diagnostics);
         ConsumerBuilder<TKey, TValue> builder = new ConsumerBuilder<TKey, TValue>(config)
             .SetKeyDeserializer(KeyCapture)
             .SetValueDeserializer(ValueCapture);
-        _consumer = callbacks.SetOn(builder).Build();
+        _consumer = _callbacks.SetOn(builder).Build();
+        Topics = new TopicExistence(_consumer.Handle);
         _lag.Start(_consumer);
     }
 
@@ -75,24 +78,49 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
 
     public void Subscribe(IEnumerable<string> topics) => _consumer.Subscribe(topics);
 
+    /// <summary>Whether a topic written to exists.</summary>
+    public TopicExistence Topics { get; }
+
     /// <summary>How many times <see cref="Consume"/> was called: a poll cycle's number.</summary>
     public long Polls { get; private set; }
+
+    /// <summary>
+    /// Why the consumer cannot go on, once <see cref="Consume"/> or <see cref="SortUnread"/> answered
+    /// <see cref="Consumed.Failed"/>; null before.
+    /// </summary>
+    public ConsumerFailure? Failure { get; private set; }
 
     /// <summary>
     /// Consumes once (until a record comes or <paramref name="stopping"/>, or for <paramref name="timeout"/>) and sorts
     /// what came: a record; a poison record or one whose writer's schema is unavailable (<paramref name="unread"/>; the
     /// latter logged and the health degraded); nothing (a passing broker error, logged); or the end (stopping, or failed:
-    /// the owner was told why).
+    /// <see cref="Failure"/> says why). A failure a callback met during the consume (a fatal error, a conclusion while
+    /// partitions were revoked) ends it too: what came with it is not handled, and is read again.
     /// </summary>
     public Consumed Consume(
         TimeSpan? timeout, CancellationToken stopping, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread)
     {
         Polls++;
+        Consumed consumed = ConsumeOnce(timeout, stopping, out record, out unread);
+        if (_callbacks.Failure is { } left)
+        {
+            record = null;
+            unread = null;
+            Failure = left;
+            return Consumed.Failed;
+        }
+
+        return consumed;
+    }
+
+    private Consumed ConsumeOnce(
+        TimeSpan? timeout, CancellationToken stopping, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread)
+    {
         record = null;
         unread = null;
         try
         {
-            record = timeout is { } wait ? _consumer.Consume(wait) : _consumer.Consume(stopping);
+            record = timeout is { } wait ? _consumer.Consume(wait) : ConsumeUntilStopping(stopping);
         }
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)
         {
@@ -117,8 +145,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         }
         catch (KafkaException e)
         {
-            _owner.Failed("the consumer failed: " + e.Error, e, outsideConsume: false);
-            return Consumed.Failed;
+            return Fail(new ConsumerFailure("the consumer failed: " + e.Error, e));
         }
 
         if (record is null || record.IsPartitionEOF)
@@ -136,7 +163,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
     /// <see cref="RawBytesCapture{T}.ReadsLater"/>): poison (<see cref="Consumed.Poison"/>: dead-letter it); its writer's
     /// schema unavailable (<see cref="Consumed.SchemaUnavailable"/>: logged, the health degraded; the caller reads it
     /// again later); or the schema source refusing this application's credentials (<see cref="Consumed.Failed"/>:
-    /// waiting cannot fix that, so the owner is told and the consumer stops loudly, nothing past the record stored).
+    /// waiting cannot fix that, so the consumer stops loudly (<see cref="Failure"/>), nothing past the record stored).
     /// </summary>
     public Consumed SortUnread(ConsumeException unread)
     {
@@ -146,8 +173,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
             string reason = PositionText.Of(unread.ConsumerRecord.TopicPartitionOffset)
                 + ": the schema source refused this application's credentials ("
                 + BoundedText.Cut(denied.InnerException!.Message) + ")";
-            _owner.Failed(reason, denied, outsideConsume: false);
-            return Consumed.Failed;
+            return Fail(new ConsumerFailure(reason, denied));
         }
 
         if (unread.IsSchemaUnavailable())
@@ -161,6 +187,29 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         }
 
         return Consumed.Poison;
+    }
+
+    /// <summary>
+    /// Consumes until a record comes or shutdown (<see cref="OperationCanceledException"/>), or until a callback leaves
+    /// a failure: Confluent's untimed consume would wait on past it, for records that may never come.
+    /// </summary>
+    private ConsumeResult<TKey, TValue>? ConsumeUntilStopping(CancellationToken stopping)
+    {
+        while (true)
+        {
+            stopping.ThrowIfCancellationRequested();
+            ConsumeResult<TKey, TValue>? record = _consumer.Consume(UntimedConsumeSlice);
+            if (record is not null || _callbacks.Failure is not null)
+            {
+                return record;
+            }
+        }
+    }
+
+    private Consumed Fail(ConsumerFailure failure)
+    {
+        Failure = failure;
+        return Consumed.Failed;
     }
 
     /// <summary>Stores the offset past a record its handler is done with; auto-commit sends it.</summary>
@@ -219,31 +268,6 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
         TimeSpan timeout) =>
         Stored(_consumer.Forward(record, copy, producer, topic, timeout, DeadLetterOffsetHandling.Store));
 
-    /// <summary>
-    /// Whether a write failed because its topic does not exist: asked of the brokers' metadata (through the consumer's
-    /// connection, which never creates topics) when the error is one a missing topic gives (the producer times out
-    /// waiting for it, or is told it is unknown). Waits up to <paramref name="timeout"/> for the answer, on the loop thread.
-    /// </summary>
-    public bool IsMissing(string topic, ErrorCode error, TimeSpan timeout)
-    {
-        if (error is not (ErrorCode.Local_TimedOut or ErrorCode.Local_MsgTimedOut
-            or ErrorCode.Local_UnknownTopic or ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownPartition))
-        {
-            return false;
-        }
-
-        try
-        {
-            _metadata ??= new DependentAdminClientBuilder(_consumer.Handle).Build();
-            List<TopicMetadata> topics = _metadata.GetMetadata(topic, timeout).Topics;
-            return topics.Count == 1 && topics[0].Error.Code is ErrorCode.UnknownTopicOrPart or ErrorCode.Local_UnknownTopic;
-        }
-        catch (KafkaException)
-        {
-            return false; // the brokers did not answer: nothing is known of the topic
-        }
-    }
-
     /// <summary>Commits the stored offsets and leaves the group.</summary>
     public void Close() => _consumer.Close();
 
@@ -251,7 +275,7 @@ internal sealed class ConsumerClient<TKey, TValue> : IPartitionFetching, IDispos
     public void Dispose()
     {
         _lag.Dispose();
-        _metadata?.Dispose(); // it uses the consumer's handle
+        Topics.Dispose(); // it uses the consumer's handle
         _consumer.Dispose(); // Confluent.Kafka destroys the handle without closing
     }
 

@@ -22,6 +22,7 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
     private readonly LoopContext<TKey, TValue> _context;
     private readonly BatchRunner<TKey, TValue> _runner;
     private readonly BatchCollector<TKey, TValue> _collector;
+    private ConsumerFailure? _failure; // why a conclusion ended the loop, for Run to return
 
     internal BatchAcrossPartitionsLoop(
         LoopContext<TKey, TValue> context, BatchRunner<TKey, TValue> runner, BatchCollector<TKey, TValue> collector)
@@ -31,11 +32,11 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
         _collector = collector;
     }
 
-    public void Run()
+    public ConsumerFailure? Run()
     {
         try
         {
-            Loop();
+            return Loop();
         }
         finally
         {
@@ -43,14 +44,14 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
         }
     }
 
-    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    public ConsumerFailure? Revoke(IReadOnlyList<TopicPartition> partitions)
     {
         _collector.Discard(partitions);
         _context.LetGo(partitions);
-        return true;
+        return null;
     }
 
-    private void Loop()
+    private ConsumerFailure? Loop()
     {
         LoopContext<TKey, TValue> context = _context;
         BatchCollector<TKey, TValue> collector = _collector;
@@ -60,7 +61,7 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
         {
             if (collector.TryTakeDue(out RecordBatch<TKey, TValue> due) && !HandleOnLoop(due))
             {
-                return;
+                return _failure;
             }
 
             context.ApplyOperatorRequests();
@@ -73,10 +74,10 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
             {
                 case Consumed.Record when context.TryTakeUnwritten(record!, out HandlerResult failed):
                     // Read again to write its copy: after what was collected before it, and not handed to the handler again.
-                    if (!HandleCut(record!.TopicPartitionOffset) || !context.GoOnAfter(context.Conclusion.Conclude(
+                    if (!HandleCut(record!.TopicPartitionOffset) || !GoOnAfter(context.Conclusion.Conclude(
                         record!, failed, null, ownBytes: null)))
                     {
-                        return;
+                        return _failure;
                     }
 
                     break;
@@ -84,34 +85,36 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
                     if (collector.Add(record!, keys.Last, keys.LastIsNull, values.Last, values.LastIsNull) is { } full
                         && !HandleOnLoop(full))
                     {
-                        return;
+                        return _failure;
                     }
 
                     break;
                 case Consumed.Poison or Consumed.SchemaUnavailable:
-                    if (!HandleCut(unread!.ConsumerRecord.TopicPartitionOffset) || !context.GoOnAfter(context.ConcludeUnread(
+                    if (!HandleCut(unread!.ConsumerRecord.TopicPartitionOffset) || !GoOnAfter(context.ConcludeUnread(
                         consumed, unread)))
                     {
-                        return;
+                        return _failure;
                     }
 
                     break;
                 case Consumed.Nothing:
                     continue;
                 default:
-                    return; // stopping, or failed
+                    return context.EndOf(consumed); // stopping, or failed
             }
         }
+
+        return null;
     }
 
     /// <summary>
     /// A record of the partition cannot join a batch: what was collected before it is handled first. False: the
-    /// consumer stops.
+    /// loop ends.
     /// </summary>
     private bool HandleCut(TopicPartitionOffset record) => _collector.Cut(record.Topic, record.Partition) is not { } before
         || HandleOnLoop(before);
 
-    /// <summary>Runs and concludes a batch on the loop thread. False: the consumer stops.</summary>
+    /// <summary>Runs and concludes a batch on the loop thread. False: the loop ends.</summary>
     private bool HandleOnLoop(RecordBatch<TKey, TValue> batch)
     {
         AfterConclusion after;
@@ -121,7 +124,7 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
             after = _context.Conclusion.Conclude(batch, activity);
         }
 
-        if (after == AfterConclusion.ReadAgain)
+        if (after.IsReadAgain)
         {
             // The failed dead letter moved its partition back; the other partitions' records after it are read again too.
             foreach (TopicPartitionOffset position in batch.ReadAgainPositions())
@@ -130,6 +133,18 @@ internal sealed class BatchAcrossPartitionsLoop<TKey, TValue> : IConsumeLoop
             }
         }
 
-        return _context.GoOnAfter(after);
+        return GoOnAfter(after);
+    }
+
+    /// <summary>Whether the loop goes on after a conclusion (see <see cref="LoopContext{TKey, TValue}.GoOnAfter"/>); if not, why.</summary>
+    private bool GoOnAfter(AfterConclusion after)
+    {
+        if (_context.GoOnAfter(after))
+        {
+            return true;
+        }
+
+        _failure = after.Failure;
+        return false;
     }
 }

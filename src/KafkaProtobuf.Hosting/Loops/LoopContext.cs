@@ -159,9 +159,15 @@ internal sealed class LoopContext<TKey, TValue>
     internal static HandlerResult Completed(ValueTask<HandlerResult> run) =>
         run.IsCompletedSuccessfully ? run.Result : run.AsTask().GetAwaiter().GetResult();
 
-    /// <summary>After a conclusion on the loop thread: whether the loop goes on (after the delay, when a record is read again).</summary>
+    /// <summary>
+    /// After a conclusion on the loop thread: whether the loop goes on (after the delay, when a record is read again).
+    /// False: it ends, with the conclusion's <see cref="AfterConclusion.Failure"/> (null at shutdown) as the reason.
+    /// </summary>
     internal bool GoOnAfter(AfterConclusion after) =>
-        after != AfterConclusion.Stop && (after != AfterConclusion.ReadAgain || !Stopping.WaitHandle.WaitOne(ReadAgainDelay));
+        !after.Ends && (!after.IsReadAgain || !Stopping.WaitHandle.WaitOne(ReadAgainDelay));
+
+    /// <summary>Why a consume that ended the loop did: the client's failure, or null at shutdown.</summary>
+    internal ConsumerFailure? EndOf(Consumed consumed) => consumed == Consumed.Failed ? Client.Failure : null;
 
     /// <summary>
     /// A record the loop thread cannot hand to a handler: a poison record is dead-lettered; one whose writer's schema is

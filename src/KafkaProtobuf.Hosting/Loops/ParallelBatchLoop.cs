@@ -32,11 +32,11 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
         _scheduler = scheduler;
     }
 
-    public void Run()
+    public ConsumerFailure? Run()
     {
         try
         {
-            Loop();
+            return Loop();
         }
         finally
         {
@@ -44,17 +44,17 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
         }
     }
 
-    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    public ConsumerFailure? Revoke(IReadOnlyList<TopicPartition> partitions)
     {
         bool goOn = _scheduler.Revoke(partitions);
         DiscardMovedBack();
         _collector.Discard(partitions);
         _context.LetGo(partitions);
-        return goOn;
+        return goOn ? null : _scheduler.Failure;
     }
 
     /// <summary>Concludes what came back, resumes what is due, hands over due batches, consumes, collects.</summary>
-    private void Loop()
+    private ConsumerFailure? Loop()
     {
         LoopContext<TKey, TValue> context = _context;
         BatchCollector<TKey, TValue> collector = _collector;
@@ -65,7 +65,7 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
             DiscardMovedBack();
             if (!goOn || !OfferDue())
             {
-                return; // a conclusion stopped the consumer
+                return scheduler.Failure; // a conclusion ended the loop
             }
 
             context.ApplyOperatorRequests();
@@ -73,23 +73,29 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
             TimeSpan longest = scheduler.Busy ? ParallelRecordLoop<TKey, TValue>.BusyWait : ParallelRecordLoop<TKey, TValue>.IdleWait;
             TimeSpan wait = collector.UntilNextDue is { } due && due < longest ? due : longest;
             Consumed consumed = context.Consume(wait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
-            if (consumed is Consumed.Stopping or Consumed.Failed)
+            if (consumed == Consumed.Failed)
+            {
+                return context.EndOf(consumed);
+            }
+
+            if (consumed == Consumed.Stopping)
             {
                 break;
             }
 
             if (!Take(consumed, record, unread))
             {
-                return;
+                return scheduler.Failure;
             }
         }
 
         context.Drain(scheduler);
+        return null;
     }
 
     /// <summary>
-    /// What one consume brought, collected or handed over in its partition's order. False: a conclusion stopped the
-    /// consumer.
+    /// What one consume brought, collected or handed over in its partition's order. False: a conclusion ended the
+    /// loop.
     /// </summary>
     private bool Take(Consumed consumed, ConsumeResult<TKey, TValue>? record, ConsumeException? unread)
     {
@@ -126,7 +132,7 @@ internal sealed class ParallelBatchLoop<TKey, TValue> : IConsumeLoop
         }
     }
 
-    /// <summary>Hands over the batches whose wait ran out. False: a conclusion stopped the consumer.</summary>
+    /// <summary>Hands over the batches whose wait ran out. False: a conclusion ended the loop.</summary>
     private bool OfferDue()
     {
         while (_collector.TryTakeDue(out RecordBatch<TKey, TValue> due))

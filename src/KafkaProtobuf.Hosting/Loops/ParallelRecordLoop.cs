@@ -33,7 +33,7 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
         _perKey = perKey;
     }
 
-    public void Run()
+    public ConsumerFailure? Run()
     {
         LoopContext<TKey, TValue> context = _context;
         PartitionScheduler<RecordWork<TKey, TValue>> scheduler = _scheduler;
@@ -41,14 +41,19 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
         {
             if (!scheduler.ConcludeHandedBack())
             {
-                return; // a conclusion stopped the consumer
+                return scheduler.Failure; // a conclusion ended the loop
             }
 
             context.ApplyOperatorRequests();
             context.Pausing.ResumeDue();
             Consumed consumed = context.Consume(
                 scheduler.Busy ? BusyWait : IdleWait, out ConsumeResult<TKey, TValue>? record, out ConsumeException? unread);
-            if (consumed is Consumed.Stopping or Consumed.Failed)
+            if (consumed == Consumed.Failed)
+            {
+                return context.EndOf(consumed);
+            }
+
+            if (consumed == Consumed.Stopping)
             {
                 break;
             }
@@ -65,23 +70,24 @@ internal sealed class ParallelRecordLoop<TKey, TValue> : IConsumeLoop
             }
             else if (!Offer(consumed, record, unread))
             {
-                return;
+                return scheduler.Failure;
             }
         }
 
         context.Drain(scheduler);
+        return null;
     }
 
-    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    public ConsumerFailure? Revoke(IReadOnlyList<TopicPartition> partitions)
     {
         bool goOn = _scheduler.Revoke(partitions);
         _context.LetGo(partitions);
-        return goOn;
+        return goOn ? null : _scheduler.Failure;
     }
 
     /// <summary>
     /// Hands a consumed record (or a poison one, dead-lettered in its turn) to the scheduler. False: a conclusion
-    /// stopped the consumer.
+    /// ended the loop.
     /// </summary>
     private bool Offer(Consumed consumed, ConsumeResult<TKey, TValue>? record, ConsumeException? unread)
     {

@@ -25,7 +25,7 @@ internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
         _handler = handler;
     }
 
-    public void Run()
+    public ConsumerFailure? Run()
     {
         LoopContext<TKey, TValue> context = _context;
         while (!context.Stopping.IsCancellationRequested)
@@ -51,20 +51,22 @@ internal sealed class SequentialLoop<TKey, TValue> : IConsumeLoop
                 case Consumed.Nothing:
                     continue;
                 default:
-                    return; // stopping, or failed
+                    return context.EndOf(consumed); // stopping, or failed
             }
 
             if (!context.GoOnAfter(after))
             {
-                return;
+                return after.Failure;
             }
         }
+
+        return null;
     }
 
     /// <summary>No record is held between consumes; what a copy not written left behind is forgotten.</summary>
-    public bool Revoke(IReadOnlyList<TopicPartition> partitions)
+    public ConsumerFailure? Revoke(IReadOnlyList<TopicPartition> partitions)
     {
         _context.LetGo(partitions);
-        return true;
+        return null;
     }
 }

@@ -63,6 +63,9 @@ internal sealed class PartitionScheduler<TWork>
     /// <summary>Whether a handler runs or work waits for one (the loop then polls more often).</summary>
     public bool Busy => _gate.Busy;
 
+    /// <summary>Once a conclusion ended the loop (a call answered false): why the consumer stops for good; null at shutdown.</summary>
+    public ConsumerFailure? Failure { get; private set; }
+
     /// <summary>
     /// The partitions the last Offer, ConcludeHandedBack or Revoke moved back to a record to read again (its copy was
     /// not written): what the loop took of them since belongs to the old reading. Told as data, never by a call.
@@ -72,7 +75,7 @@ internal sealed class PartitionScheduler<TWork>
     /// <summary>
     /// Takes work from the loop. When its partition has nothing unconcluded and a slot is free, its handler starts right
     /// here: work that completes at once is concluded at once, as in sequential mode, and is not kept (it never stopped
-    /// borrowing the consumer's buffers). False: a conclusion stopped the consumer.
+    /// borrowing the consumer's buffers). False: a conclusion ended the loop (<see cref="Failure"/>).
     /// </summary>
     /// <param name="work">The work.</param>
     /// <param name="kept">Whether the scheduler keeps the work (then it was told to <see cref="ScheduledWork.Keep"/>);
@@ -108,7 +111,7 @@ internal sealed class PartitionScheduler<TWork>
         return true;
     }
 
-    /// <summary>Concludes what workers handed back, each partition in its order. False: a conclusion stopped the consumer.</summary>
+    /// <summary>Concludes what workers handed back, each partition in its order. False: a conclusion ended the loop.</summary>
     public bool ConcludeHandedBack()
     {
         _movedBack.Clear();
@@ -144,7 +147,7 @@ internal sealed class PartitionScheduler<TWork>
     /// <summary>
     /// Partitions are taken away: no handler starts on their work, the running ones get up to
     /// <see cref="SchedulerSettings.RevokeTimeout"/>, what finished is concluded and the rest dropped. False: a
-    /// conclusion stopped the consumer.
+    /// conclusion ended the loop (<see cref="Failure"/>).
     /// </summary>
     public bool Revoke(IEnumerable<TopicPartition> partitions)
     {
@@ -216,20 +219,18 @@ internal sealed class PartitionScheduler<TWork>
         }
     }
 
-    /// <summary>Concludes one work whose partition has nothing unconcluded before it. False: the consumer stops.</summary>
+    /// <summary>Concludes one work whose partition has nothing unconcluded before it. False: the loop ends.</summary>
     private bool Conclude(PartitionLane lane, TWork work)
     {
-        switch (_conclude(work))
+        AfterConclusion after = _conclude(work);
+        if (after.IsReadAgain)
         {
-            case AfterConclusion.Stop:
-                _stopped = true;
-                return false;
-            case AfterConclusion.ReadAgain:
-                MoveBack(lane, work.ReadAgainFrom);
-                return true;
-            default:
-                return true;
+            MoveBack(lane, work.ReadAgainFrom);
         }
+
+        _stopped |= after.Ends;
+        Failure ??= after.Failure;
+        return !after.Ends;
     }
 
     /// <summary>

@@ -61,10 +61,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
         _handlerEvents.UseMessagingConventions(options.MessagingConventionMetrics, options.Consumer.GroupId);
     }
 
-    /// <summary>
-    /// The consumer's parts; <paramref name="owner"/> hears of partitions taken away and of whatever stops the consumer
-    /// for good (the client's failures and the conclusions' alike).
-    /// </summary>
+    /// <summary>The consumer's parts; <paramref name="owner"/> hears of partitions taken away.</summary>
     public ConsumerParts<TKey, TValue> Create(IConsumerOwner owner, ConsumerDiagnostics diagnostics)
     {
         string name = _registration.Name;
@@ -99,8 +96,7 @@ internal sealed class ConsumerFactory<TKey, TValue>
                 codec,
                 _status,
                 new ConclusionEvents(name, _logger, diagnostics),
-                tracing,
-                owner);
+                tracing);
             var pausing = new PartitionPausing(client, _options.MaxReadAheadBytes, TimeProvider.System, diagnostics, _status);
             var context = new LoopContext<TKey, TValue>(
                 client, conclusion, tracing, retries, pausing, _options.ReadAgainDelay, _stopping, _abortHandlers, _status.Requests);

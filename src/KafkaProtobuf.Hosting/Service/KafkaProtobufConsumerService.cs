@@ -116,35 +116,27 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
         _abortHandlers.Dispose();
     }
 
-    void IConsumerOwner.Revoked(IReadOnlyList<TopicPartition> partitions)
+    ConsumerFailure? IConsumerOwner.Revoked(IReadOnlyList<TopicPartition> partitions)
     {
-        if (_parts?.Loop.Revoke(partitions) == false)
-        {
-            StopTaking();
-        }
-
+        ConsumerFailure? failure = _parts?.Loop.Revoke(partitions);
         _status.Revoked(partitions);
+        return failure;
     }
 
-    void IConsumerOwner.Failed(string reason, Exception? exception, bool outsideConsume)
-    {
-        Fail(reason, exception);
-        if (outsideConsume)
-        {
-            StopTaking(); // the consume returning Failed ends the loop otherwise
-        }
-    }
-
+    /// <summary>The loop thread: the loop runs until it ends, and why it ended is reported here, the one place.</summary>
     private void Run()
     {
         try
         {
             _status.Requests.Open();
-            _parts!.Loop.Run();
+            if (_parts!.Loop.Run() is { } failure)
+            {
+                Fail(failure);
+            }
         }
         catch (Exception e)
         {
-            Fail("the consume loop failed: " + BoundedText.Describe(e), e);
+            Fail(new ConsumerFailure("the consume loop failed: " + BoundedText.Describe(e), e));
         }
         finally
         {
@@ -168,15 +160,10 @@ internal sealed class KafkaProtobufConsumerService<TKey, TValue> : IHostedServic
     /// The consumer stops for good: the health check reports why, and unless told otherwise the application stops
     /// with a non-zero exit code, so that its orchestrator restarts it.
     /// </summary>
-    private void Fail(string reason, Exception? exception)
+    private void Fail(ConsumerFailure failure)
     {
-        if (_status.State == KafkaProtobufConsumerState.Failed)
-        {
-            return;
-        }
-
-        _status.Failed(reason);
-        ConsumerLog.Failed(_logger, Name, reason, exception);
+        _status.Failed(failure.Reason);
+        ConsumerLog.Failed(_logger, Name, failure.Reason, failure.Exception);
         if (_options.StopApplicationOnFailure)
         {
             if (_options.FailureExitCode != 0 && Environment.ExitCode == 0)

@@ -79,7 +79,7 @@ internal sealed class RecordProcessing<TKey, TValue>
                 Consumed.Poison => _conclusion.DeadLetterPoison(unread),
                 // the scheduler drops what was read after it and reads it again after a delay
                 Consumed.SchemaUnavailable => AfterConclusion.ReadAgain,
-                _ => AfterConclusion.Stop, // the schema source refused the credentials: the consumer was told to stop
+                _ => AfterConclusion.Fail(_client.Failure!), // the schema source refused the credentials
             };
         }
 

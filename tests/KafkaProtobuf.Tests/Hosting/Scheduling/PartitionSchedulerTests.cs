@@ -3,6 +3,7 @@ using System.Linq;
 using System.Threading;
 using Confluent.Kafka;
 using KafkaProtobuf.Hosting;
+using KafkaProtobuf.Hosting.Consuming;
 using KafkaProtobuf.Hosting.Handling;
 using KafkaProtobuf.Hosting.Scheduling;
 using Xunit;
@@ -359,14 +360,29 @@ public sealed class PartitionSchedulerTests
     }
 
     [Fact]
-    public void AConclusionThatStops_StopsTheScheduler()
+    public void AConclusionThatFails_StopsTheScheduler_WithItsFailure()
     {
-        var harness = new SchedulerHarness(maxConcurrent: 2) { Conclusion = _ => AfterConclusion.Stop };
+        var failure = new ConsumerFailure("the handler failed and the policy is to stop", null);
+        var harness = new SchedulerHarness(maxConcurrent: 2) { Conclusion = _ => AfterConclusion.Fail(failure) };
         TestRecord record = R(0, 0);
         harness.OfferAll(record);
 
         harness.Complete(record, HandlerOutcome.Stop, conclude: false);
 
         Assert.False(harness.ConcludeHandedBack());
+        Assert.Same(failure, harness.Scheduler.Failure);
+    }
+
+    [Fact]
+    public void AConclusionAtShutdown_StopsTheScheduler_WithoutAFailure()
+    {
+        var harness = new SchedulerHarness(maxConcurrent: 2) { Conclusion = _ => AfterConclusion.ShutDown };
+        TestRecord record = R(0, 0);
+        harness.OfferAll(record);
+
+        harness.Complete(record, HandlerOutcome.Handled, conclude: false);
+
+        Assert.False(harness.ConcludeHandedBack());
+        Assert.Null(harness.Scheduler.Failure);
     }
 }

@@ -221,11 +221,11 @@ internal sealed class SchedulerHarness : IPartitionFetching
         Assert.Equal(_nextToConclude[record.Partition.Value], record.Offset.Value); // in order, nothing skipped
         Concluded.Add(record);
         AfterConclusion after = Conclusion(record);
-        if (after == AfterConclusion.Continue)
+        if (after.IsContinue)
         {
             _nextToConclude[record.Partition.Value] = record.Offset.Value + 1;
         }
-        else if (after == AfterConclusion.ReadAgain)
+        else if (after.IsReadAgain)
         {
             _reading[record.Partition.Value] = _reading.GetValueOrDefault(record.Partition.Value) + 1; // the next conclusion is this record again
         }
