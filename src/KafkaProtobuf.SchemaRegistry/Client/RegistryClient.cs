@@ -132,9 +132,93 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         CheckSubject(subject);
         string path = "/config/" + RegistryPaths.Segment(subject) + "?defaultToGlobal=true";
         ConfigJson config = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.ConfigJson, cancellationToken).ConfigureAwait(false);
-        return CompatibilityLevelNames.TryParse(config.CompatibilityLevel, out CompatibilityLevel level)
-            ? level
-            : throw new SchemaRegistryRequestException(path, 200, null, "the answer names no compatibility level this client knows: " + BoundedText.Cut(config.CompatibilityLevel ?? "(none)", 100), null);
+        return LevelOf(path, config.CompatibilityLevel);
+    }
+
+    /// <summary>The global compatibility level, the one a subject without its own is checked at (<c>GET /config</c>).</summary>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The level.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed, or the answer names no level this client knows.</exception>
+    public async Task<CompatibilityLevel> GetGlobalCompatibilityLevelAsync(CancellationToken cancellationToken = default)
+    {
+        ConfigJson config = await _transport.SendAsync(HttpMethod.Get, "/config", null, RegistryJsonContext.Default.ConfigJson, cancellationToken).ConfigureAwait(false);
+        return LevelOf("/config", config.CompatibilityLevel);
+    }
+
+    /// <summary>Sets a subject's own compatibility level (<c>PUT /config/{subject}</c>); the registry checks its next registrations at it.</summary>
+    /// <param name="subject">The subject (it need not exist yet).</param>
+    /// <param name="level">The level.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>A task that completes when the registry has taken the level.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="level"/> is not a defined level.</exception>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (42203: the registry refused the level).</exception>
+    public Task SetCompatibilityLevelAsync(string subject, CompatibilityLevel level, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        return PutLevelAsync("/config/" + RegistryPaths.Segment(subject), CompatibilityLevelNames.Of(level), cancellationToken);
+    }
+
+    /// <summary>Sets the global compatibility level (<c>PUT /config</c>): subjects without their own are checked at it.</summary>
+    /// <param name="level">The level.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>A task that completes when the registry has taken the level.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="level"/> is not a defined level.</exception>
+    /// <exception cref="SchemaRegistryRequestException">The request failed.</exception>
+    public Task SetGlobalCompatibilityLevelAsync(CompatibilityLevel level, CancellationToken cancellationToken = default) =>
+        PutLevelAsync("/config", CompatibilityLevelNames.Of(level), cancellationToken);
+
+    /// <summary>
+    /// Removes a subject's own compatibility level (<c>DELETE /config/{subject}</c>): the subject is checked at the
+    /// global level again.
+    /// </summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>A task that completes when the registry has removed it.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: the subject has no level of its own, or does not exist).</exception>
+    public Task DeleteCompatibilityLevelAsync(string subject, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        return _transport.SendAsync(HttpMethod.Delete, "/config/" + RegistryPaths.Segment(subject), null, RegistryJsonContext.Default.ConfigJson, cancellationToken);
+    }
+
+    /// <summary>The registry's subjects, in its order (<c>GET /subjects</c>; deleted ones left out).</summary>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The subject names.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed.</exception>
+    public async Task<IReadOnlyList<string>> GetSubjectsAsync(CancellationToken cancellationToken = default) =>
+        await _transport.SendAsync(HttpMethod.Get, "/subjects", null, RegistryJsonContext.Default.ListString, cancellationToken).ConfigureAwait(false);
+
+    /// <summary>
+    /// A version of a subject in the registry's own text (<c>GET /subjects/{subject}/versions/{version}</c>): for
+    /// Protobuf, .proto text as the registry prints it, to be written to a file; <see cref="GetVersionAsync"/> gives
+    /// the serialized descriptor the deserializers build from.
+    /// </summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="version">The version, 1 or more.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The schema, with its id, subject, version and references.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="version"/> is below 1.</exception>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: no such subject; 40402: no such version).</exception>
+    public Task<RegistrySchema> GetVersionTextAsync(string subject, int version, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        if (version < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(version), version, "Versions start at 1.");
+        }
+
+        return GetTextAsync(subject, RegistryPaths.Number(version), cancellationToken);
+    }
+
+    /// <summary>The latest version of a subject in the registry's own text (see <see cref="GetVersionTextAsync"/>).</summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The schema, with its id, subject, version and references.</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (40401: no such subject).</exception>
+    public Task<RegistrySchema> GetLatestVersionTextAsync(string subject, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        return GetTextAsync(subject, "latest", cancellationToken);
     }
 
     /// <summary>
@@ -267,6 +351,25 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
             return ToSchema(json, schema, schemaType, references, subject);
         }), cancellationToken).ConfigureAwait(false);
     }
+
+    private async Task<RegistrySchema> GetTextAsync(string subject, string version, CancellationToken cancellationToken)
+    {
+        string path = "/subjects/" + RegistryPaths.Segment(subject) + "/versions/" + version;
+        SchemaJson json = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.SchemaJson, cancellationToken).ConfigureAwait(false);
+        return ToSchema(json, subject: subject);
+    }
+
+    private async Task PutLevelAsync(string path, string level, CancellationToken cancellationToken)
+    {
+        byte[] content = System.Text.Json.JsonSerializer.SerializeToUtf8Bytes(
+            new ConfigUpdateJson { Compatibility = level }, RegistryJsonContext.Default.ConfigUpdateJson);
+        await _transport.SendContentAsync(HttpMethod.Put, path, content, RegistryJsonContext.Default.ConfigUpdateJson, cancellationToken).ConfigureAwait(false);
+    }
+
+    private static CompatibilityLevel LevelOf(string path, string? name) =>
+        CompatibilityLevelNames.TryParse(name, out CompatibilityLevel level)
+            ? level
+            : throw new SchemaRegistryRequestException(path, 200, null, "the answer names no compatibility level this client knows: " + BoundedText.Cut(name ?? "(none)", 100), null);
 
     private async Task<RegistrySchema> FetchByIdAsync(IdKey key)
     {

@@ -75,6 +75,13 @@ internal sealed class ConfigJson
     public string? CompatibilityLevel { get; set; }
 }
 
+/// <summary><c>PUT /config</c> and <c>PUT /config/{subject}</c>: the level asked for, and the registry's answer.</summary>
+internal sealed class ConfigUpdateJson
+{
+    [JsonPropertyName("compatibility")]
+    public string? Compatibility { get; set; }
+}
+
 /// <summary>An OAuth token endpoint's answer (RFC 6749 5.1 and 5.2); some endpoints send <c>expires_in</c> as a string.</summary>
 internal sealed class TokenJson
 {
@@ -99,6 +106,7 @@ internal sealed class TokenJson
 [JsonSerializable(typeof(ErrorJson))]
 [JsonSerializable(typeof(CompatibilityJson))]
 [JsonSerializable(typeof(ConfigJson))]
+[JsonSerializable(typeof(ConfigUpdateJson))]
 [JsonSerializable(typeof(TokenJson))]
 [JsonSerializable(typeof(List<int>))]
 [JsonSerializable(typeof(List<string>))]

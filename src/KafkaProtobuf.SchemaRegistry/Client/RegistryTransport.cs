@@ -96,9 +96,17 @@ internal sealed class RegistryTransport : IDisposable
         }
     }
 
-    internal async Task<T> SendAsync<T>(HttpMethod method, string pathAndQuery, SchemaRequestJson? body, JsonTypeInfo<T> responseType, CancellationToken cancellationToken)
+    internal Task<T> SendAsync<T>(HttpMethod method, string pathAndQuery, SchemaRequestJson? body, JsonTypeInfo<T> responseType, CancellationToken cancellationToken) =>
+        SendContentAsync(
+            method,
+            pathAndQuery,
+            body is null ? null : JsonSerializer.SerializeToUtf8Bytes(body, RegistryJsonContext.Default.SchemaRequestJson),
+            responseType,
+            cancellationToken);
+
+    /// <summary>Sends a request whose body is already JSON (or none), with the retries, fail-over and authentication every request has.</summary>
+    internal async Task<T> SendContentAsync<T>(HttpMethod method, string pathAndQuery, byte[]? content, JsonTypeInfo<T> responseType, CancellationToken cancellationToken)
     {
-        byte[]? content = body is null ? null : JsonSerializer.SerializeToUtf8Bytes(body, RegistryJsonContext.Default.SchemaRequestJson);
         SchemaRegistryRequestException? last = null;
         int start = Volatile.Read(ref _preferredUrl);
         bool renewed = false;

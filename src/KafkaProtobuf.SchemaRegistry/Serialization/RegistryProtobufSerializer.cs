@@ -31,6 +31,7 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
 
     private readonly RegistryClient _client;
     private readonly RegistrySerializerOptions _options;
+    private readonly ProtobufSchemaRegistrar _registrar;
     private readonly ConcurrentDictionary<Target, Task<FramedProtobufSerializer<T>>> _byTarget = new();
 
     // The last target served: most producers write one topic, so a reference comparison finds the framing.
@@ -71,18 +72,15 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
             MessageIndexEncoding = options.MessageIndexEncoding,
             MessageIndexOrder = options.MessageIndexOrder,
         };
+        _registrar = new ProtobufSchemaRegistrar(client, _options);
     }
 
     /// <summary>The subject a record of <paramref name="topic"/> is registered under.</summary>
     /// <param name="topic">The topic.</param>
     /// <param name="component">Key or value.</param>
     /// <returns>The subject, e.g. <c>orders-value</c>.</returns>
-    public string SubjectFor(string topic, MessageComponentType component) => _options.SubjectNaming switch
-    {
-        SubjectNaming.Record => Descriptor.FullName,
-        SubjectNaming.TopicRecord => topic + "-" + Descriptor.FullName,
-        _ => topic + (component == MessageComponentType.Key ? "-key" : "-value"),
-    };
+    public string SubjectFor(string topic, MessageComponentType component) =>
+        SubjectNames.Of(_options.SubjectNaming, topic ?? string.Empty, component, Descriptor.FullName);
 
     /// <summary>Serializes a key or value; the first record of a subject waits for the registry.</summary>
     /// <param name="data">The message, or <see langword="null"/> for a tombstone.</param>
@@ -176,8 +174,8 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
         }
         else
         {
-            IReadOnlyList<RegistryReference> references = await ReferencesOfAsync(Descriptor.File).ConfigureAwait(false);
-            registered = await RegisterOrLookupAsync(subject, Descriptor.File, references).ConfigureAwait(false);
+            IReadOnlyList<RegistrySchema> steps = await _registrar.RegisterAsync(subject, Descriptor.File).ConfigureAwait(false);
+            registered = steps[steps.Count - 1];
         }
 
         SchemaIdentifier identifier = _options.SchemaIdPlacement == SchemaIdPlacement.Header
@@ -189,36 +187,6 @@ public sealed class RegistryProtobufSerializer<T> : ISerializer<T>, IAsyncSerial
             MessageIndexEncoding = _options.MessageIndexEncoding,
             MessageIndexOrder = _options.MessageIndexOrder,
         });
-    }
-
-    /// <summary>Each import registered (or looked up) under its import path, its own imports first, as Confluent's serializer does.</summary>
-    private async Task<IReadOnlyList<RegistryReference>> ReferencesOfAsync(FileDescriptor file)
-    {
-        var references = new List<RegistryReference>();
-        foreach (FileDescriptor dependency in file.Dependencies)
-        {
-            if (_options.SkipKnownTypes && KnownTypes.IsSkippedByDefault(dependency.Name))
-            {
-                continue;
-            }
-
-            IReadOnlyList<RegistryReference> own = await ReferencesOfAsync(dependency).ConfigureAwait(false);
-            RegistrySchema registered = await RegisterOrLookupAsync(dependency.Name, dependency, own).ConfigureAwait(false);
-            int version = registered.Version
-                ?? (await _client.LookupAsync(dependency.Name, dependency.SerializedData.ToBase64(), "PROTOBUF", own, _options.NormalizeSchemas).ConfigureAwait(false)).Version
-                ?? throw new InvalidOperationException("The registry gave no version for " + dependency.Name + ".");
-            references.Add(new RegistryReference(dependency.Name, dependency.Name, version));
-        }
-
-        return references;
-    }
-
-    private Task<RegistrySchema> RegisterOrLookupAsync(string subject, FileDescriptor file, IReadOnlyList<RegistryReference> references)
-    {
-        string schema = file.SerializedData.ToBase64();
-        return _options.AutoRegisterSchemas
-            ? _client.RegisterAsync(subject, schema, "PROTOBUF", references, _options.NormalizeSchemas)
-            : _client.LookupAsync(subject, schema, "PROTOBUF", references, _options.NormalizeSchemas);
     }
 
     private readonly struct Target(string topic, MessageComponentType component) : IEquatable<Target>

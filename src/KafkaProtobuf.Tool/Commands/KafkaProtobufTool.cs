@@ -18,7 +18,7 @@ internal static class KafkaProtobufTool
     public static ParserConfiguration ParserConfiguration { get; } = new() { ResponseFileTokenReplacer = null };
 
     public static RootCommand CreateRootCommand(TextWriter output, TextWriter error) =>
-        new("kafka-protobuf: look inside Kafka records in Confluent Schema Registry framing (Protobuf), decoded from the writer's schema without generated classes. Ctrl+C stops a command cleanly; a second Ctrl+C quits at once. Exit codes: 0 ok, 1 bad records (with --fail-on-error) or an incompatible schema (schema check), 2 usage, 3 Kafka or registry unreachable (or a redrive's write failed), 130 interrupted.")
+        new("kafka-protobuf: look inside Kafka records in Confluent Schema Registry framing (Protobuf), decoded from the writer's schema without generated classes. Ctrl+C stops a command cleanly; a second Ctrl+C quits at once. Exit codes: 0 ok, 1 bad records (with --fail-on-error) or an incompatible schema (schema check, schema register), 2 usage, 3 Kafka or registry unreachable (or a redrive's write failed), 130 interrupted.")
         {
             FrameCommand.Create(output, error),
             ConsumeCommand.Create(output, error),

@@ -117,7 +117,14 @@ internal static class SchemaCommand
             return verdict.IsCompatible ? ExitCodes.Ok : Incompatible;
         });
 
-        return new Command("schema", "Work with Protobuf schemas.") { check };
+        return new Command("schema", "Work with Protobuf schemas: register, download, list subjects, set compatibility levels, check changes.")
+        {
+            check,
+            SchemaRegisterCommand.Create(output, error),
+            SchemaDownloadCommand.Create(output, error),
+            SchemaSubjectsCommand.Create(output, error),
+            SchemaCompatibilityCommand.Create(output, error),
+        };
     }
 
     /// <summary>A .proto file (compiled, imports from its directory, then the import roots) or a descriptor set.</summary>

@@ -43,9 +43,22 @@ public static class Protoc
                 File.WriteAllText(path, text);
             }
 
-            string output = Path.Combine(folder, "out.pb");
+            return CompileIn(folder, target).File.Single(f => f.Name == target);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    /// <summary>Compiles files of a folder as it is (<c>-I folder</c>, then protoc's own well-known files): the set with their imports.</summary>
+    public static FileDescriptorSet CompileIn(string folder, params string[] targets)
+    {
+        string output = Path.Combine(Path.GetTempPath(), "kafkaprotobuf-protoc-" + Guid.NewGuid().ToString("N") + ".pb");
+        try
+        {
             var start = new ProcessStartInfo(Executable) { RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false };
-            foreach (string argument in new[] { "-I", folder, "-I", IncludeDirectory, "--descriptor_set_out=" + output, target })
+            foreach (string argument in new[] { "-I", folder, "-I", IncludeDirectory, "--include_imports", "--descriptor_set_out=" + output }.Concat(targets))
             {
                 start.ArgumentList.Add(argument);
             }
@@ -63,11 +76,11 @@ public static class Protoc
                 throw new InvalidOperationException("protoc failed: " + errors);
             }
 
-            return FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(output)).File.Single(f => f.Name == target);
+            return FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(output));
         }
         finally
         {
-            Directory.Delete(folder, recursive: true);
+            File.Delete(output);
         }
     }
 }

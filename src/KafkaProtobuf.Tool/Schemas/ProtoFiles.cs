@@ -1,0 +1,106 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Google.Protobuf;
+using Google.Protobuf.Reflection;
+using KafkaProtobuf.Testing;
+
+namespace KafkaProtobuf.Tool.Schemas;
+
+/// <summary>
+/// .proto files on disk compiled as protoc compiles them for generated code: each named by its path below the import
+/// root that holds it (<c>--proto-path</c>, as protoc's <c>-I</c>), its imports looked up in the roots, then in its own
+/// folder, Google's well-known files built in. Each descriptor is in the form generated code embeds (no source info, a
+/// JSON name only where the file sets one), so what the tool registers is byte for byte what a serializer of the
+/// generated type registers or looks up.
+/// </summary>
+internal static class ProtoFiles
+{
+    /// <summary>Compiles each file with its imports.</summary>
+    /// <exception cref="ProtoSyntaxException">A file or an import does not compile, or an import is not found.</exception>
+    /// <exception cref="IOException">A file cannot be read.</exception>
+    /// <exception cref="ArgumentException">A set that does not build (an import's types clash).</exception>
+    public static IReadOnlyList<FileDescriptor> Compile(IReadOnlyList<string> paths, IReadOnlyList<string> importRoots)
+    {
+        string[] roots = importRoots.Select(Path.GetFullPath).ToArray();
+        var files = new List<FileDescriptor>(paths.Count);
+        foreach (string path in paths)
+        {
+            string full = Path.GetFullPath(path);
+            (string name, string[] searched) = NameAndRoots(full, roots);
+            FileDescriptorSet compiled = ProtoSource.Compile(name, File.ReadAllText(full), import =>
+                searched.Select(root => Path.Combine(root, import)).Where(File.Exists).Select(File.ReadAllText).FirstOrDefault());
+            IReadOnlyList<FileDescriptor> built = FileDescriptor.BuildFromByteStrings(
+                compiled.File.Select(f => AsGenerated(f).ToByteString()));
+            files.Add(built[built.Count - 1]);
+        }
+
+        return files;
+    }
+
+    /// <summary>
+    /// The file's name as imports spell it (its path below the first root that holds it, with forward slashes; else its
+    /// file name), and the folders its imports are looked up in.
+    /// </summary>
+    private static (string Name, string[] Roots) NameAndRoots(string fullPath, string[] roots)
+    {
+        foreach (string root in roots)
+        {
+            string relative = Path.GetRelativePath(root, fullPath);
+            if (!relative.StartsWith("..", StringComparison.Ordinal) && !Path.IsPathRooted(relative))
+            {
+                return (relative.Replace(Path.DirectorySeparatorChar, '/'), roots);
+            }
+        }
+
+        return (Path.GetFileName(fullPath), [.. roots, Path.GetDirectoryName(fullPath) ?? "."]);
+    }
+
+    /// <summary>
+    /// The descriptor as protoc embeds it in generated code: the compiler records every field's JSON name and may add
+    /// source info; protoc's generated code keeps neither unless the file set a JSON name of its own.
+    /// </summary>
+    private static FileDescriptorProto AsGenerated(FileDescriptorProto file)
+    {
+        FileDescriptorProto copy = file.Clone();
+        copy.SourceCodeInfo = null;
+        List<FieldDescriptorProto> fields = [.. copy.Extension, .. copy.MessageType.SelectMany(FieldsOf)];
+        Dictionary<string, string> defaults = DefaultJsonNames(fields.Select(f => f.Name));
+        foreach (FieldDescriptorProto field in fields)
+        {
+            if (field.HasJsonName && field.JsonName == defaults[field.Name])
+            {
+                field.ClearJsonName();
+            }
+        }
+
+        return copy;
+    }
+
+    private static IEnumerable<FieldDescriptorProto> FieldsOf(DescriptorProto message) =>
+        message.Field.Concat(message.Extension).Concat(message.NestedType.SelectMany(FieldsOf));
+
+    /// <summary>
+    /// Each name's default JSON name, as Google.Protobuf derives it (protoc's rule) for a field that sets none: read
+    /// off a descriptor built for the purpose, so that the rule is the runtime's own.
+    /// </summary>
+    private static Dictionary<string, string> DefaultJsonNames(IEnumerable<string> names)
+    {
+        var message = new DescriptorProto { Name = "Names" };
+        foreach (string name in names.Distinct(StringComparer.Ordinal))
+        {
+            message.Field.Add(new FieldDescriptorProto
+            {
+                Name = name,
+                Number = message.Field.Count + 1,
+                Type = FieldDescriptorProto.Types.Type.Int32,
+                Label = FieldDescriptorProto.Types.Label.Optional,
+            });
+        }
+
+        var file = new FileDescriptorProto { Name = "json-names.proto", MessageType = { message } };
+        MessageDescriptor built = FileDescriptor.BuildFromByteStrings([file.ToByteString()])[0].MessageTypes[0];
+        return built.Fields.InDeclarationOrder().ToDictionary(f => f.Name, f => f.JsonName, StringComparer.Ordinal);
+    }
+}
