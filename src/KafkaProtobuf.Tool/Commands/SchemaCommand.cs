@@ -34,13 +34,18 @@ internal static class SchemaCommand
         var schemas = new Argument<string[]>("schemas")
         {
             Description = "OLD NEW: the earlier schema and the new one, each a .proto file or a descriptor set (protoc --include_imports --descriptor_set_out; its last file is the schema unless --file names another). With --registry: NEW only.",
-            Arity = new ArgumentArity(1, 2),
+            Arity = new ArgumentArity(0, 2),
         };
         var level = new Option<string?>("--level") { Description = "NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE. Default: BACKWARD (the registry's default), or with --registry the subject's level.", HelpName = "level" };
         var file = new Option<string?>("--file") { Description = "The schema's file name within descriptor sets, when it is not their last file.", HelpName = "name" };
-        var protoPaths = new Option<string[]>("--proto-path") { Description = "A directory .proto imports are looked up in, after the importing file's own; repeatable.", HelpName = "dir" };
+        var protoPaths = new Option<string[]>("--proto-path", "-I") { Description = "A directory .proto imports are looked up in, after the importing file's own; repeatable; with --baseline, the folders the subjects' files are found in (as protoc's -I).", HelpName = "dir" };
         var subject = new Option<string?>("--subject") { Description = "With --registry: the subject whose versions NEW is checked against.", HelpName = "subject" };
-        var format = new Option<string>("--output") { Description = "text (one line per difference) or json.", DefaultValueFactory = _ => "text", HelpName = "format" };
+        var format = new Option<string>("--output") { Description = "text (one line per difference), json, or with --baseline msvs (file(line,col): error KPS1012: ..., clickable in IDEs and CI logs).", DefaultValueFactory = _ => "text", HelpName = "format" };
+        var baseline = new Option<string?>("--baseline") { Description = "Check every subject of a baseline folder (schema baseline write), offline: its current file, found below each --proto-path or in --descriptor-set, against the baseline's versions (with --registry: the registry's).", HelpName = "dir" };
+        var descriptorSets = new Option<string[]>("--descriptor-set") { Description = "With --baseline: the current files as protoc descriptor sets (--include_imports; --include_source_info gives each change's line and column); repeatable.", HelpName = "file.pb" };
+        var suppressionsFile = new Option<string?>("--suppressions") { Description = "With --baseline: a file of accepted breaks (diagnostic id, subject, path), as package validation's CompatibilitySuppressions.xml.", HelpName = "file.xml" };
+        var writeSuppressions = new Option<bool>("--write-suppressions") { Description = "With --baseline and --suppressions: write every incompatible change found into the suppressions file (accepting them) instead of failing." };
+        var warnOnly = new Option<bool>("--warn-only") { Description = "With --baseline: report incompatible changes (msvs: as warnings) but exit 0." };
         var registry = new SchemaOptions();
         var check = new Command("check", "Whether NEW may follow OLD (or a registry subject's versions) at a compatibility level, checked as Schema Registry checks Protobuf schemas: every difference with its kind, path and whether it is compatible. Exit code 0 compatible, 1 not, 2 usage or unreadable schema, 3 registry unreachable.")
         {
@@ -50,6 +55,11 @@ internal static class SchemaCommand
             protoPaths,
             subject,
             format,
+            baseline,
+            descriptorSets,
+            suppressionsFile,
+            writeSuppressions,
+            warnOnly,
         };
         registry.AddRegistryTo(check);
         check.SetAction(async (result, cancellationToken) =>
@@ -60,7 +70,15 @@ internal static class SchemaCommand
             string? subjectName = result.GetValue(subject);
             bool fromRegistry = result.GetValue(registry.Registry) is not null;
             CompatibilityLevel chosen = CompatibilityLevel.Backward;
+            string? baselineFolder = result.GetValue(baseline);
+            if (baselineFolder is not null)
+            {
+                return await CheckBaselineAsync(result, baselineFolder, paths, subjectName, levelName, outputFormat, cancellationToken).ConfigureAwait(false);
+            }
+
             string? usage = outputFormat is not ("text" or "json") ? "--output is text or json"
+                : result.GetValue(descriptorSets) is { Length: > 0 } || result.GetValue(suppressionsFile) is not null || result.GetValue(writeSuppressions) || result.GetValue(warnOnly)
+                    ? "--descriptor-set, --suppressions, --write-suppressions and --warn-only go with --baseline"
                 : levelName is not null && !CompatibilityLevelNames.TryParse(levelName, out chosen) ? "--level is one of " + string.Join(", ", CompatibilityLevelNames.All)
                 : fromRegistry != (subjectName is not null) ? "--registry and --subject go together"
                 : paths.Length != (fromRegistry ? 1 : 2) ? (fromRegistry ? "with --registry, give NEW only" : "give OLD and NEW")
@@ -117,6 +135,46 @@ internal static class SchemaCommand
             return verdict.IsCompatible ? ExitCodes.Ok : Incompatible;
         });
 
+        async Task<int> CheckBaselineAsync(
+            ParseResult result, string folder, string[] paths, string? subjectName, string? levelName, string outputFormat, CancellationToken cancellationToken)
+        {
+            CompatibilityLevel chosen = CompatibilityLevel.Backward;
+            string? usage = paths.Length > 0 || subjectName is not null ? "--baseline checks the baseline's subjects: give no schema and no --subject"
+                : outputFormat is not ("text" or "json" or "msvs") ? "--output is text, json or msvs"
+                : result.GetValue(writeSuppressions) && result.GetValue(suppressionsFile) is null ? "--write-suppressions needs --suppressions FILE"
+                : levelName is not null && !CompatibilityLevelNames.TryParse(levelName, out chosen) ? "--level is one of " + string.Join(", ", CompatibilityLevelNames.All)
+                : null;
+            if (usage is not null)
+            {
+                return await RegistryCommandRun.Fail(error, "schema check", usage + ".", ExitCodes.Usage).ConfigureAwait(false);
+            }
+
+            var run = new BaselineCheckRun
+            {
+                Baseline = folder,
+                DescriptorSets = result.GetValue(descriptorSets) ?? [],
+                ImportRoots = result.GetValue(protoPaths) ?? [],
+                Format = outputFormat,
+                WarnOnly = result.GetValue(warnOnly),
+                SuppressionsFile = result.GetValue(suppressionsFile),
+                WriteSuppressions = result.GetValue(writeSuppressions),
+                Level = levelName is null ? null : chosen,
+            };
+            if (result.GetValue(registry.Registry) is null)
+            {
+                try
+                {
+                    return await run.RunAsync(null, output, cancellationToken).ConfigureAwait(false);
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or ArgumentException or InvalidProtocolBufferException or UnusableSchemaException or InvalidDataException)
+                {
+                    return await RegistryCommandRun.Fail(error, "schema check", e.Message, ExitCodes.Usage).ConfigureAwait(false);
+                }
+            }
+
+            return await RegistryCommandRun.RunAsync("schema check", result, registry, error, client => run.RunAsync(client, output, cancellationToken)).ConfigureAwait(false);
+        }
+
         return new Command("schema", "Work with Protobuf schemas: register, download, list subjects, set compatibility levels, check changes.")
         {
             check,
@@ -124,6 +182,7 @@ internal static class SchemaCommand
             SchemaDownloadCommand.Create(output, error),
             SchemaSubjectsCommand.Create(output, error),
             SchemaCompatibilityCommand.Create(output, error),
+            SchemaBaselineCommand.Create(output, error),
         };
     }
 

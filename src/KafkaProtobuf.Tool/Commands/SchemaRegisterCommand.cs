@@ -24,39 +24,22 @@ internal static class SchemaRegisterCommand
     public static Command Create(TextWriter output, TextWriter error)
     {
         var files = new Argument<string[]>("files") { Description = ".proto files to register, each with what it imports.", Arity = ArgumentArity.OneOrMore };
-        var subject = new Option<string?>("--subject") { Description = "The subject to register the one file under.", HelpName = "subject" };
-        var topic = new Option<string?>("--topic") { Description = "The topic records of the file's types are written to: the subject is named from it as the serializer names it (--naming).", HelpName = "topic" };
-        var key = new Option<bool>("--key") { Description = "With --topic: the schema of the records' keys (topic-key), not their values." };
-        var naming = new Option<string>("--naming")
-        {
-            Description = "With --topic, the serializer's subject naming: topic ({topic}-value, one file), record ({type}) or topic-record ({topic}-{type}), one subject per message type of each file (or each --type).",
-            DefaultValueFactory = _ => "topic",
-            HelpName = "topic|record|topic-record",
-        };
-        naming.AcceptOnlyFromAmong("topic", "record", "topic-record");
-        var types = new Option<string[]>("--type") { Description = "With --naming record or topic-record: the message types written (full names, nested ones too), repeatable. Default: every top-level message of the files.", HelpName = "full.name" };
+        var subjects = new SubjectOptions();
         var protoPaths = new Option<string[]>("--proto-path", "-I") { Description = "A folder imports are looked up in and files are named from, as protoc's -I; repeatable. A file under none is named by its file name and its imports are also looked up beside it.", HelpName = "dir" };
         var normalize = new Option<bool>("--normalize") { Description = "Ask the registry to normalize each schema first (the serializer's normalize.schemas; set it there too)." };
         var dryRun = new Option<bool>("--dry-run") { Description = "Print what would be registered, in order, and ask the registry nothing." };
         var registry = new SchemaOptions();
         var command = new Command("register", "Register .proto files as a producer's serializer would: each import first under its import path (well-known files skipped), then each file under its subject. Registering a schema a subject already has creates no new version. Exit code 0 registered, 1 refused as incompatible, 2 usage or a file that does not compile, 3 registry unreachable.")
         {
-            files, subject, topic, key, naming, types, protoPaths, normalize, dryRun,
+            files, protoPaths, normalize, dryRun,
         };
+        subjects.AddTo(command);
         registry.AddRegistryTo(command);
         command.SetAction(async (result, cancellationToken) =>
         {
             string[] paths = result.GetValue(files) ?? [];
-            string? subjectName = result.GetValue(subject);
-            string? topicName = result.GetValue(topic);
-            string namingName = result.GetValue(naming) ?? "topic";
-            string[] typeNames = result.GetValue(types) ?? [];
-            string? usage = (subjectName is null) == (topicName is null) ? "give --subject or --topic"
-                : subjectName is not null && (result.GetValue(key) || namingName != "topic" || typeNames.Length > 0) ? "--key, --naming and --type go with --topic"
-                : paths.Length > 1 && (subjectName is not null || namingName == "topic") ? "one subject takes one file: give one file, or --naming record or topic-record"
-                : typeNames.Length > 0 && namingName == "topic" ? "--type goes with --naming record or topic-record"
-                : !result.GetValue(dryRun) && result.GetValue(registry.Registry) is null ? "--schema-registry is required (or --dry-run)"
-                : null;
+            string? usage = subjects.Usage(result, paths.Length)
+                ?? (!result.GetValue(dryRun) && result.GetValue(registry.Registry) is null ? "--schema-registry is required (or --dry-run)" : null);
             if (usage is not null)
             {
                 return await RegistryCommandRun.Fail(error, "schema register", usage + ".", ExitCodes.Usage).ConfigureAwait(false);
@@ -65,11 +48,7 @@ internal static class SchemaRegisterCommand
             IReadOnlyList<(string Subject, FileDescriptor File)> targets;
             try
             {
-                IReadOnlyList<FileDescriptor> compiled = ProtoFiles.Compile(paths, result.GetValue(protoPaths) ?? []);
-                var component = result.GetValue(key) ? MessageComponentType.Key : MessageComponentType.Value;
-                targets = subjectName is not null
-                    ? [(subjectName, compiled[0])]
-                    : Targets(compiled, Naming(namingName), topicName!, component, typeNames);
+                targets = subjects.Targets(result, ProtoFiles.Compile(paths, result.GetValue(protoPaths) ?? []));
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or ArgumentException)
             {
@@ -101,51 +80,6 @@ internal static class SchemaRegisterCommand
         });
         return command;
     }
-
-    private static SubjectNaming Naming(string name) => name switch
-    {
-        "record" => SubjectNaming.Record,
-        "topic-record" => SubjectNaming.TopicRecord,
-        _ => SubjectNaming.Topic,
-    };
-
-    /// <summary>Each file under its subject: one per file with topic naming, else one per message type written.</summary>
-    /// <exception cref="ArgumentException">A --type that no file declares, or a file with no message.</exception>
-    private static List<(string Subject, FileDescriptor File)> Targets(
-        IReadOnlyList<FileDescriptor> files, SubjectNaming naming, string topic, MessageComponentType component, string[] typeNames)
-    {
-        var targets = new List<(string, FileDescriptor)>();
-        if (naming == SubjectNaming.Topic)
-        {
-            targets.Add((SubjectNames.Of(naming, topic, component, string.Empty), files[0]));
-            return targets;
-        }
-
-        foreach (string type in typeNames)
-        {
-            FileDescriptor file = files.FirstOrDefault(f => Declares(f.MessageTypes, type))
-                ?? throw new ArgumentException("no file given declares the message '" + type + "'");
-            targets.Add((SubjectNames.Of(naming, topic, component, type), file));
-        }
-
-        if (typeNames.Length == 0)
-        {
-            foreach (FileDescriptor file in files)
-            {
-                if (file.MessageTypes.Count == 0)
-                {
-                    throw new ArgumentException(file.Name + " declares no message: a record type's subject needs one");
-                }
-
-                targets.AddRange(file.MessageTypes.Select(m => (SubjectNames.Of(naming, topic, component, m.FullName), file)));
-            }
-        }
-
-        return targets;
-    }
-
-    private static bool Declares(IEnumerable<MessageDescriptor> messages, string fullName) =>
-        messages.Any(m => m.FullName == fullName || Declares(m.NestedTypes, fullName));
 
     /// <summary>What would be registered, in order: each import once over the whole run, as the registry would see it.</summary>
     private static string Plan(IReadOnlyList<(string Subject, FileDescriptor File)> targets, RegistrySerializerOptions options)

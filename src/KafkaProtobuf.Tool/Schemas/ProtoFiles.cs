@@ -29,14 +29,38 @@ internal static class ProtoFiles
         {
             string full = Path.GetFullPath(path);
             (string name, string[] searched) = NameAndRoots(full, roots);
-            FileDescriptorSet compiled = ProtoSource.Compile(name, File.ReadAllText(full), import =>
-                searched.Select(root => Path.Combine(root, import)).Where(File.Exists).Select(File.ReadAllText).FirstOrDefault());
-            IReadOnlyList<FileDescriptor> built = FileDescriptor.BuildFromByteStrings(
-                compiled.File.Select(f => AsGenerated(f).ToByteString()));
+            FileDescriptorSet compiled = CompileSet(name, File.ReadAllText(full), searched);
+            IReadOnlyList<FileDescriptor> built = FileDescriptor.BuildFromByteStrings(compiled.File.Select(f => f.ToByteString()));
             files.Add(built[built.Count - 1]);
         }
 
         return files;
+    }
+
+    /// <summary>
+    /// The file an import path names, found in the first root that has it, compiled with its imports (last in the set),
+    /// or <see langword="null"/> when no root has it.
+    /// </summary>
+    /// <exception cref="ProtoSyntaxException">The file or an import does not compile, or an import is not found.</exception>
+    /// <exception cref="IOException">The file cannot be read.</exception>
+    public static FileDescriptorSet? CompileByName(string name, IReadOnlyList<string> importRoots)
+    {
+        string[] roots = importRoots.Select(Path.GetFullPath).ToArray();
+        string? path = roots.Select(root => Path.Combine(root, name)).FirstOrDefault(File.Exists);
+        return path is null ? null : CompileSet(name, File.ReadAllText(path), roots);
+    }
+
+    /// <summary>Where a file an import path names is on disk: below the first root that has it, or <see langword="null"/>.</summary>
+    public static string? Locate(string name, IReadOnlyList<string> importRoots) =>
+        importRoots.Select(root => Path.GetFullPath(Path.Combine(root, name))).FirstOrDefault(File.Exists);
+
+    private static FileDescriptorSet CompileSet(string name, string text, string[] roots)
+    {
+        FileDescriptorSet compiled = ProtoSource.Compile(name, text, import =>
+            roots.Select(root => Path.Combine(root, import)).Where(File.Exists).Select(File.ReadAllText).FirstOrDefault());
+        var generated = new FileDescriptorSet();
+        generated.File.AddRange(compiled.File.Select(AsGenerated));
+        return generated;
     }
 
     /// <summary>

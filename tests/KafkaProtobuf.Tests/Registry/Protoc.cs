@@ -57,30 +57,38 @@ public static class Protoc
         string output = Path.Combine(Path.GetTempPath(), "kafkaprotobuf-protoc-" + Guid.NewGuid().ToString("N") + ".pb");
         try
         {
-            var start = new ProcessStartInfo(Executable) { RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false };
-            foreach (string argument in new[] { "-I", folder, "-I", IncludeDirectory, "--include_imports", "--descriptor_set_out=" + output }.Concat(targets))
-            {
-                start.ArgumentList.Add(argument);
-            }
-
-            using Process process = Process.Start(start)!;
-            string errors = process.StandardError.ReadToEnd();
-            if (!process.WaitForExit(60_000))
-            {
-                process.Kill(entireProcessTree: true);
-                throw new TimeoutException("protoc did not finish");
-            }
-
-            if (process.ExitCode != 0)
-            {
-                throw new InvalidOperationException("protoc failed: " + errors);
-            }
-
+            Run(folder, output, sourceInfo: false, targets);
             return FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(output));
         }
         finally
         {
             File.Delete(output);
+        }
+    }
+
+    /// <summary>Writes the descriptor set a build would: imports included, with source positions (<c>--include_source_info</c>).</summary>
+    public static void WriteDescriptorSet(string folder, string output, params string[] targets) => Run(folder, output, sourceInfo: true, targets);
+
+    private static void Run(string folder, string output, bool sourceInfo, string[] targets)
+    {
+        var start = new ProcessStartInfo(Executable) { RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false };
+        string[] options = ["-I", folder, "-I", IncludeDirectory, "--include_imports", "--descriptor_set_out=" + output, .. sourceInfo ? new[] { "--include_source_info" } : []];
+        foreach (string argument in options.Concat(targets))
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using Process process = Process.Start(start)!;
+        string errors = process.StandardError.ReadToEnd();
+        if (!process.WaitForExit(60_000))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException("protoc did not finish");
+        }
+
+        if (process.ExitCode != 0)
+        {
+            throw new InvalidOperationException("protoc failed: " + errors);
         }
     }
 }
