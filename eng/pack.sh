@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the ten packages into OUT, each checked by package validation against the last release, the one
+# Packs the eleven packages into OUT, each checked by package validation against the last release, the one
 # eng/package-baseline.txt names: the release's library packages are first rebuilt from its commit (a clone with
 # history is needed; only their net10.0 assemblies: the other frameworks are held by the PublicAPI files and by
 # validation across frameworks), in a worktree that is removed after. A member of the release removed or changed fails
@@ -15,7 +15,7 @@ version=${2:-}
 build=${3:-}
 libraries=(KafkaProtobuf KafkaProtobuf.Testing KafkaProtobuf.SchemaRegistry KafkaProtobuf.Hosting KafkaProtobuf.Streamiz
     KafkaProtobuf.Aspire KafkaProtobuf.Aspire.Hosting KafkaProtobuf.AspNetCore KafkaProtobuf.Wolverine)
-projects=("${libraries[@]}" KafkaProtobuf.Tool)
+projects=("${libraries[@]}" KafkaProtobuf.Tool KafkaProtobuf.Build)
 
 read -r baseline_version baseline_commit < <(grep -v '^[[:space:]]*#' "$root/eng/package-baseline.txt" | grep -v '^[[:space:]]*$' | head -n 1)
 work=$(mktemp -d)
@@ -41,7 +41,7 @@ else
 fi
 
 if [ "$build" = "--no-build" ]; then
-    # Without a build, pack restores nothing and writes only its own project's files: the ten run side by side.
+    # Without a build, pack restores nothing and writes only its own project's files: the eleven run side by side.
     pids=()
     for project in "${projects[@]}"; do
         (cd "$root" && dotnet pack "src/$project/$project.csproj" --no-build "${arguments[@]}") &

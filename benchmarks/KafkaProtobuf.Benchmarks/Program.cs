@@ -36,6 +36,9 @@ public static class Program
             case "memory":
                 Tools.ReadAheadMemory.Run(args);
                 break;
+            case "schemas":
+                Tools.SchemaCheckTime.Run(args);
+                break;
             default:
                 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
                 break;

@@ -7,7 +7,7 @@ namespace KafkaProtobuf.PackageTests;
 
 /// <summary>
 /// Packs KafkaProtobuf, KafkaProtobuf.Testing, KafkaProtobuf.SchemaRegistry, KafkaProtobuf.Hosting, KafkaProtobuf.Streamiz,
-/// KafkaProtobuf.Aspire, KafkaProtobuf.Aspire.Hosting, KafkaProtobuf.AspNetCore, KafkaProtobuf.Wolverine and the KafkaProtobuf.Tool .NET tool once
+/// KafkaProtobuf.Aspire, KafkaProtobuf.Aspire.Hosting, KafkaProtobuf.AspNetCore, KafkaProtobuf.Wolverine, the KafkaProtobuf.Tool .NET tool and KafkaProtobuf.Build once
 /// per test run, through eng/pack.sh as a release is packed (validated against the last release), with a version of
 /// their own so that NuGet's cache cannot serve an older build.
 /// </summary>

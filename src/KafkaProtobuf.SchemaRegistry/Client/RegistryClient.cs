@@ -265,6 +265,25 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     }
 
     /// <summary>
+    /// The registry's own verdict on a schema as the next version of a subject, checked at the subject's level against
+    /// the versions that level names (<c>POST /compatibility/subjects/{subject}/versions?verbose=true</c>), with its
+    /// messages: what Confluent's Maven plugin's <c>test-compatibility</c> asks.
+    /// </summary>
+    /// <param name="subject">The subject.</param>
+    /// <param name="schema">The schema text; for Protobuf, a serialized <c>FileDescriptorProto</c> in base64.</param>
+    /// <param name="schemaType"><c>PROTOBUF</c>, <c>AVRO</c> or <c>JSON</c>.</param>
+    /// <param name="references">Its references.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>The verdict and the registry's messages (none when it is compatible, or when the registry gives none).</returns>
+    /// <exception cref="SchemaRegistryRequestException">The request failed (422/42201: the schema is invalid).</exception>
+    public Task<RegistryCompatibility> TestCompatibilityAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, CancellationToken cancellationToken = default)
+    {
+        CheckSubject(subject);
+        SchemaRequestJson request = Request(schema, schemaType, references);
+        return TestAsync(subject, request, cancellationToken);
+    }
+
+    /// <summary>
     /// The writer's .proto file of a schema id or GUID, with its references fetched and resolved into one
     /// <see cref="FileDescriptor"/> (well-known types from Google.Protobuf). Concurrent callers for one schema share the
     /// requests; nothing is kept (a deserializer caches the answer, see <see cref="WriterSchemaOptions"/>).
@@ -357,6 +376,13 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         string path = "/subjects/" + RegistryPaths.Segment(subject) + "/versions/" + version;
         SchemaJson json = await _transport.SendAsync(HttpMethod.Get, path, null, RegistryJsonContext.Default.SchemaJson, cancellationToken).ConfigureAwait(false);
         return ToSchema(json, subject: subject);
+    }
+
+    private async Task<RegistryCompatibility> TestAsync(string subject, SchemaRequestJson request, CancellationToken cancellationToken)
+    {
+        CompatibilityJson answer = await _transport.SendAsync(
+            HttpMethod.Post, "/compatibility/subjects/" + RegistryPaths.Segment(subject) + "/versions?verbose=true", request, RegistryJsonContext.Default.CompatibilityJson, cancellationToken).ConfigureAwait(false);
+        return new RegistryCompatibility(answer.IsCompatible, answer.Messages?.OfType<string>().ToArray() ?? Array.Empty<string>());
     }
 
     private async Task PutLevelAsync(string path, string level, CancellationToken cancellationToken)

@@ -66,6 +66,9 @@ internal sealed class CompatibilityJson
 {
     [JsonPropertyName("is_compatible")]
     public bool IsCompatible { get; set; }
+
+    [JsonPropertyName("messages")]
+    public List<string?>? Messages { get; set; }
 }
 
 /// <summary><c>GET /config/{subject}</c>: the subject's (or with <c>defaultToGlobal</c>, the global) level.</summary>

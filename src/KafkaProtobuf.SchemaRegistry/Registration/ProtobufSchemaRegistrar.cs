@@ -94,35 +94,70 @@ public sealed class ProtobufSchemaRegistrar
     public Task<IReadOnlyList<RegistrySchema>> RegisterAsync(string subject, FileDescriptor file, CancellationToken cancellationToken = default) =>
         RegisterStepsAsync(Plan(subject, file, _options), cancellationToken);
 
+    /// <summary>
+    /// The references a registration of <paramref name="file"/> carries, its imports registered (or with
+    /// <see cref="RegistrySerializerOptions.AutoRegisterSchemas"/> off, looked up) first, the file itself not: what a
+    /// compatibility test of the file sends with it.
+    /// </summary>
+    /// <param name="file">The file, built with its imports.</param>
+    /// <param name="cancellationToken">Stops waiting.</param>
+    /// <returns>Its imports that are not skipped, in its import order, at the versions the registry holds them.</returns>
+    /// <exception cref="SchemaRegistryRequestException">An import's registration or lookup failed (with registration off, 40401/40403: that import is not registered as it is here).</exception>
+    public Task<IReadOnlyList<RegistryReference>> ReferencesAsync(FileDescriptor file, CancellationToken cancellationToken = default) =>
+        ReferencesOfStepsAsync(Plan("-", file ?? throw new ArgumentNullException(nameof(file)), _options), cancellationToken);
+
+    private async Task<IReadOnlyList<RegistryReference>> ReferencesOfStepsAsync(IReadOnlyList<SchemaRegistrationStep> steps, CancellationToken cancellationToken)
+    {
+        var versions = new Dictionary<string, int>(StringComparer.Ordinal);
+        for (int i = 0; i < steps.Count - 1; i++)
+        {
+            await RegisterStepAsync(steps[i], versions, cancellationToken).ConfigureAwait(false);
+        }
+
+        return ReferencesOf(steps[steps.Count - 1], versions);
+    }
+
     private async Task<IReadOnlyList<RegistrySchema>> RegisterStepsAsync(IReadOnlyList<SchemaRegistrationStep> steps, CancellationToken cancellationToken)
     {
         var answers = new List<RegistrySchema>(steps.Count);
         var versions = new Dictionary<string, int>(StringComparer.Ordinal);
         foreach (SchemaRegistrationStep step in steps)
         {
-            var references = new List<RegistryReference>(step.References.Count);
-            foreach (string import in step.References)
-            {
-                references.Add(new RegistryReference(import, import, versions[import]));
-            }
-
-            string schema = step.File.SerializedData.ToBase64();
-            bool normalize = _options.NormalizeSchemas;
-            RegistrySchema answer = _options.AutoRegisterSchemas
-                ? await _client.RegisterAsync(step.Subject, schema, "PROTOBUF", references, normalize, cancellationToken).ConfigureAwait(false)
-                : await _client.LookupAsync(step.Subject, schema, "PROTOBUF", references, normalize, cancellationToken).ConfigureAwait(false);
-
-            // Older registries answer a registration with its id only: the version comes from a lookup.
-            int version = answer.Version
-                ?? (await _client.LookupAsync(step.Subject, schema, "PROTOBUF", references, normalize, cancellationToken).ConfigureAwait(false)).Version
-                ?? throw new SchemaRegistryRequestException("/subjects/" + step.Subject, 200, null, "the registry gave no version for " + step.Subject, null);
-            versions[step.File.Name] = version;
-            answers.Add(answer.Version is null
-                ? new RegistrySchema(answer.Schema, answer.SchemaType, answer.References, answer.Id, answer.Guid, answer.Subject ?? step.Subject, version)
-                : answer);
+            answers.Add(await RegisterStepAsync(step, versions, cancellationToken).ConfigureAwait(false));
         }
 
         return answers;
+    }
+
+    private static List<RegistryReference> ReferencesOf(SchemaRegistrationStep step, Dictionary<string, int> versions)
+    {
+        var references = new List<RegistryReference>(step.References.Count);
+        foreach (string import in step.References)
+        {
+            references.Add(new RegistryReference(import, import, versions[import]));
+        }
+
+        return references;
+    }
+
+    /// <summary>Registers (or looks up) one step; its version is noted for the steps that reference it.</summary>
+    private async Task<RegistrySchema> RegisterStepAsync(SchemaRegistrationStep step, Dictionary<string, int> versions, CancellationToken cancellationToken)
+    {
+        List<RegistryReference> references = ReferencesOf(step, versions);
+        string schema = step.File.SerializedData.ToBase64();
+        bool normalize = _options.NormalizeSchemas;
+        RegistrySchema answer = _options.AutoRegisterSchemas
+            ? await _client.RegisterAsync(step.Subject, schema, "PROTOBUF", references, normalize, cancellationToken).ConfigureAwait(false)
+            : await _client.LookupAsync(step.Subject, schema, "PROTOBUF", references, normalize, cancellationToken).ConfigureAwait(false);
+
+        // Older registries answer a registration with its id only: the version comes from a lookup.
+        int version = answer.Version
+            ?? (await _client.LookupAsync(step.Subject, schema, "PROTOBUF", references, normalize, cancellationToken).ConfigureAwait(false)).Version
+            ?? throw new SchemaRegistryRequestException("/subjects/" + step.Subject, 200, null, "the registry gave no version for " + step.Subject, null);
+        versions[step.File.Name] = version;
+        return answer.Version is null
+            ? new RegistrySchema(answer.Schema, answer.SchemaType, answer.References, answer.Id, answer.Guid, answer.Subject ?? step.Subject, version)
+            : answer;
     }
 
     private static void AddImports(FileDescriptor file, bool skipKnownTypes, List<SchemaRegistrationStep> steps, HashSet<string> planned)

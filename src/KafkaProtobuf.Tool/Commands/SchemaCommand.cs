@@ -13,6 +13,7 @@ using KafkaProtobuf.Decoding;
 using KafkaProtobuf.SchemaRegistry;
 using KafkaProtobuf.Testing;
 using KafkaProtobuf.Tool.Output;
+using KafkaProtobuf.Tool.Schemas;
 
 namespace KafkaProtobuf.Tool.Commands;
 
@@ -102,6 +103,7 @@ internal static class SchemaCommand
 
             using RegistryClient? disposing = client;
             CompatibilityVerdict verdict;
+            RegistryCompatibility? registryVerdict;
             try
             {
                 string[] importRoots = result.GetValue(protoPaths) ?? [];
@@ -119,6 +121,9 @@ internal static class SchemaCommand
                 }
 
                 verdict = ProtobufCompatibility.Check(after, earlier, chosen); // a schema too deep to compare is the file's fault too
+                registryVerdict = client is null
+                    ? null
+                    : await RegistryVerdictAsync(client, subjectName!, paths[paths.Length - 1], result.GetValue(file), importRoots, cancellationToken).ConfigureAwait(false);
             }
             catch (Exception e) when (e is IOException or InvalidDataException or UnauthorizedAccessException or InvalidProtocolBufferException or ArgumentException or FormatException or UnusableSchemaException)
             {
@@ -131,8 +136,8 @@ internal static class SchemaCommand
                 return ExitCodes.ConnectionFailure;
             }
 
-            await output.WriteAsync(outputFormat == "json" ? Json(verdict) : Text(verdict)).ConfigureAwait(false);
-            return verdict.IsCompatible ? ExitCodes.Ok : Incompatible;
+            await output.WriteAsync(outputFormat == "json" ? Json(verdict, registryVerdict) : Text(verdict, registryVerdict)).ConfigureAwait(false);
+            return verdict.IsCompatible && (registryVerdict?.IsCompatible ?? true) ? ExitCodes.Ok : Incompatible;
         });
 
         async Task<int> CheckBaselineAsync(
@@ -183,7 +188,48 @@ internal static class SchemaCommand
             SchemaSubjectsCommand.Create(output, error),
             SchemaCompatibilityCommand.Create(output, error),
             SchemaBaselineCommand.Create(output, error),
+            SchemaValidateCommand.Create(output, error),
         };
+    }
+
+    /// <summary>
+    /// The registry's own verdict on NEW (its test-compatibility), NEW sent as a serializer would register it: its imports
+    /// as references at the versions the registry holds them. An import the registry does not hold as it is here leaves
+    /// the registry nothing to judge with: that is its verdict's message.
+    /// </summary>
+    private static async Task<RegistryCompatibility> RegistryVerdictAsync(
+        RegistryClient client, string subject, string path, string? fileName, IReadOnlyList<string> importRoots, CancellationToken cancellationToken)
+    {
+        FileDescriptor file;
+        if (path.EndsWith(".proto", StringComparison.OrdinalIgnoreCase))
+        {
+            file = ProtoFiles.Compile([path], [.. importRoots, Path.GetDirectoryName(Path.GetFullPath(path)) ?? "."])[0];
+        }
+        else
+        {
+            IReadOnlyList<FileDescriptor> files = DescriptorSetFile.Read(path);
+            file = fileName is null ? files[files.Count - 1] : files.First(f => f.Name == fileName);
+        }
+
+        IReadOnlyList<RegistryReference> references;
+        try
+        {
+            references = await new ProtobufSchemaRegistrar(client, new RegistrySerializerOptions { AutoRegisterSchemas = false })
+                .ReferencesAsync(file, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SchemaRegistryRequestException e) when (e.IsNotFound)
+        {
+            return new RegistryCompatibility(false, ["an import of NEW is not registered as it is here, so the registry cannot judge NEW: register the import first (" + e.Message + ")"]);
+        }
+
+        try
+        {
+            return await client.TestCompatibilityAsync(subject, file.SerializedData.ToBase64(), "PROTOBUF", references, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40401)
+        {
+            return new RegistryCompatibility(true, ["the subject has no versions: the registry accepts any schema"]);
+        }
     }
 
     /// <summary>A .proto file (compiled, imports from its directory, then the import roots) or a descriptor set.</summary>
@@ -212,7 +258,7 @@ internal static class SchemaCommand
     private static IEnumerable<(SchemaDifference Difference, CompatibilityDirection Direction)> Differences(CompatibilityVerdict verdict) =>
         verdict.Comparisons.SelectMany(c => c.Differences.Select(d => (d, c.Direction))).Distinct();
 
-    private static string Text(CompatibilityVerdict verdict)
+    private static string Text(CompatibilityVerdict verdict, RegistryCompatibility? registry)
     {
         var text = new StringBuilder();
         bool both = verdict.Comparisons.Select(c => c.Direction).Distinct().Count() > 1;
@@ -227,10 +273,25 @@ internal static class SchemaCommand
         string level = Name(verdict.Level);
         int incompatible = verdict.Incompatibilities.Count;
         text.Append(verdict.IsCompatible ? "Compatible at " + level + "." : "Not compatible at " + level + ": " + incompatible + (incompatible == 1 ? " incompatible difference." : " incompatible differences.")).Append('\n');
+        if (registry is not null)
+        {
+            text.Append(registry.IsCompatible ? "The registry: compatible." : "The registry: not compatible.").Append('\n');
+            foreach (string message in registry.Messages)
+            {
+                text.Append("  ").Append(TerminalText.Neutralize(BoundedText.Cut(message, 1000))).Append('\n');
+            }
+
+            if (registry.IsCompatible != verdict.IsCompatible)
+            {
+                text.Append("The registry and this check disagree: the registry ").Append(registry.IsCompatible ? "would accept" : "would refuse")
+                    .Append(" what this check ").Append(verdict.IsCompatible ? "accepts" : "refuses").Append("; the registry decides at registration.\n");
+            }
+        }
+
         return text.ToString();
     }
 
-    private static string Json(CompatibilityVerdict verdict)
+    private static string Json(CompatibilityVerdict verdict, RegistryCompatibility? registry)
     {
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
@@ -251,6 +312,21 @@ internal static class SchemaCommand
             }
 
             writer.WriteEndArray();
+            if (registry is not null)
+            {
+                writer.WriteStartObject("registry");
+                writer.WriteBoolean("compatible", registry.IsCompatible);
+                writer.WriteStartArray("messages");
+                foreach (string message in registry.Messages)
+                {
+                    writer.WriteStringValue(BoundedText.Cut(message, 1000));
+                }
+
+                writer.WriteEndArray();
+                writer.WriteBoolean("agrees", registry.IsCompatible == verdict.IsCompatible);
+                writer.WriteEndObject();
+            }
+
             writer.WriteEndObject();
         }
 

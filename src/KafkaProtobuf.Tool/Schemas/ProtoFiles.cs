@@ -63,6 +63,9 @@ internal static class ProtoFiles
         return generated;
     }
 
+    /// <summary>A file's name as imports spell it: its path below the first root that holds it (forward slashes), else its file name.</summary>
+    public static string NameOf(string fullPath, IReadOnlyList<string> roots) => NameAndRoots(fullPath, roots.Select(Path.GetFullPath).ToArray()).Name;
+
     /// <summary>
     /// The file's name as imports spell it (its path below the first root that holds it, with forward slashes; else its
     /// file name), and the folders its imports are looked up in.

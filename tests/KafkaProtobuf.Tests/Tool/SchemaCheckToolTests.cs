@@ -135,7 +135,7 @@ public sealed class SchemaCheckToolTests : IDisposable
         // BACKWARD (the subject has no level; the global default): only the latest version, which has no field 1.
         (int backward, string output, string error) = await Run("schema", "check", update, "--registry", registry.Url, "--subject", "orders-value");
         Assert.True(backward == 0, output + error);
-        Assert.EndsWith("Compatible at BACKWARD.\n", output, StringComparison.Ordinal);
+        Assert.EndsWith("Compatible at BACKWARD.\nThe registry: compatible.\n", output, StringComparison.Ordinal);
 
         // The subject's own level, read from the registry: version 1 (int32 quantity) now counts.
         using (var http = new System.Net.Http.HttpClient())
@@ -150,11 +150,35 @@ public sealed class SchemaCheckToolTests : IDisposable
         Assert.Equal("BACKWARD_TRANSITIVE", json.RootElement.GetProperty("level").GetString());
         Assert.Contains(json.RootElement.GetProperty("differences").EnumerateArray(), d => d.GetProperty("kind").GetString() == "FIELD_SCALAR_KIND_CHANGED" && d.GetProperty("path").GetString() == "#/Order/1");
 
+        // The registry's own verdict, beside this check's: the same.
+        JsonElement registryVerdict = json.RootElement.GetProperty("registry");
+        Assert.False(registryVerdict.GetProperty("compatible").GetBoolean());
+        Assert.True(registryVerdict.GetProperty("agrees").GetBoolean());
+        Assert.NotEmpty(registryVerdict.GetProperty("messages").EnumerateArray());
+
         // What the tool says is what the registry does: the registration is refused.
         await Assert.ThrowsAsync<KafkaProtobuf.SchemaRegistry.SchemaRegistryRequestException>(() => client.RegisterAsync("orders-value", File.ReadAllText(update), "PROTOBUF", [], normalize: false));
 
         // A subject with no versions: nothing to compare with.
         Assert.Equal(0, (await Run("schema", "check", update, "--registry", registry.Url, "--subject", "new-value")).Exit);
+    }
+
+    [Fact]
+    public async Task WhenTheRegistryAndThisCheckDisagree_ItIsSaid_AndTheStricterVerdictDecidesTheExitCode()
+    {
+        // A registry whose subject is at NONE accepts what BACKWARD, asked for here, refuses.
+        using var registry = KafkaProtobuf.Testing.InProcessSchemaRegistry.Start();
+        using var client = new KafkaProtobuf.SchemaRegistry.RegistryClient(registry.Url);
+        await client.RegisterAsync("orders-value", "syntax = \"proto3\";\npackage shop;\nmessage Order { int32 quantity = 1; }\n", "PROTOBUF", [], normalize: false);
+        await client.SetCompatibilityLevelAsync("orders-value", KafkaProtobuf.SchemaRegistry.CompatibilityLevel.None);
+        string update = Path.Combine(_directory, "order.proto");
+        File.WriteAllText(update, "syntax = \"proto3\";\npackage shop;\nmessage Order { string quantity = 1; }\n");
+
+        (int exit, string output, _) = await Run("schema", "check", update, "--registry", registry.Url, "--subject", "orders-value", "--level", "BACKWARD");
+
+        Assert.Equal(SchemaCommand.Incompatible, exit);
+        Assert.Contains("Not compatible at BACKWARD: 1 incompatible difference.\nThe registry: compatible.\n", output, StringComparison.Ordinal);
+        Assert.EndsWith("The registry and this check disagree: the registry would accept what this check refuses; the registry decides at registration.\n", output, StringComparison.Ordinal);
     }
 
     [Fact]
