@@ -53,6 +53,11 @@ public sealed class SchemaBuildTests(PackedPackages packages)
         Assert.True(warned == 0, warnedOutput);
         Assert.Contains(orders + "(20,5): warning KPS1013: ", warnedOutput, StringComparison.Ordinal);
 
+        // Other settings check again: the warn-only pass is not taken as up to date for a strict build.
+        (int strictAgain, string strictOutput) = Build(project);
+        Assert.NotEqual(0, strictAgain);
+        Assert.Contains(orders + "(20,5): error KPS1013: ", strictOutput, StringComparison.Ordinal);
+
         Edit(orders, "    string quantity = 2;", "    int32 quantity = 2;\n    string note = 3;");
         (int compatible, string compatibleOutput) = Build(project);
         Assert.True(compatible == 0, compatibleOutput);

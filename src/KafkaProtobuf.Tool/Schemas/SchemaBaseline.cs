@@ -36,7 +36,7 @@ internal static class SchemaBaseline
             {
                 entries.Add(ReadEntry(File.ReadAllBytes(path)));
             }
-            catch (Exception e) when (e is JsonException or InvalidProtocolBufferException or InvalidOperationException or KeyNotFoundException or FormatException)
+            catch (Exception e) when (e is JsonException or InvalidJsonException or InvalidProtocolBufferException or InvalidOperationException or KeyNotFoundException or FormatException)
             {
                 throw new InvalidDataException(path + " is not a schema baseline entry: " + e.Message, e);
             }

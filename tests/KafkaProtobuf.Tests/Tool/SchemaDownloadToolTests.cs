@@ -38,7 +38,10 @@ public sealed class SchemaDownloadToolTests : IDisposable
     [Fact]
     public async Task WhatAProducerRegistered_IsWrittenAtItsImportPaths_AndTheFolderCompilesToTheProducersMessages()
     {
-        await new RegistryProtobufSerializer<Writer.OrderPlaced>(_client).WarmUpAsync("orders", MessageComponentType.Value);
+        var serializer = new RegistryProtobufSerializer<Writer.OrderPlaced>(_client);
+        var placed = new Writer.OrderPlaced { OrderId = "o-1", Total = new Writer.Money { Currency = "EUR", Units = 12 }, Lines = { new Writer.OrderPlaced.Types.Line { Sku = "s", Quantity = 3 } } };
+        var context = new SerializationContext(MessageComponentType.Value, "orders");
+        byte[] record = (await serializer.SerializeAsync(placed, context))!;
 
         (int exit, string output, string error) = await InProcessTool.RunAsync(
             "schema", "download", "--subject", "orders-value", "--output", _directory, "--schema-registry", _registry.Url);
@@ -51,6 +54,14 @@ public sealed class SchemaDownloadToolTests : IDisposable
         AssertSameMessages(Writer.OrdersReflection.Descriptor, orders);
         AssertSameMessages(Writer.CommonReflection.Descriptor, common);
         Assert.Equal(["google/protobuf/timestamp.proto", "shop/v1/common.proto"], orders.Dependency.Order(StringComparer.Ordinal));
+
+        // The producer's record, read with the downloaded folder's schema alone, is the producer's message.
+        var built = FileDescriptor.BuildFromByteStrings(compiled.File.Select(f => Google.Protobuf.MessageExtensions.ToByteString(f)));
+        var decoder = new KafkaProtobuf.Decoding.WriterSchemaDecoder(new KafkaProtobuf.Decoding.SingleFileSchemaSource(built.Single(f => f.Name == "orders-value.proto")));
+        KafkaProtobuf.Decoding.DecodedPart part = await decoder.DecodeAsync(record, context);
+        Assert.False(part.IsBad, part.ErrorMessage);
+        Assert.Equal("shop.v1.OrderPlaced", part.WriterType!.FullName);
+        Assert.Equal(placed, Google.Protobuf.JsonParser.Default.Parse<Writer.OrderPlaced>(part.Json));
     }
 
     [Fact]
