@@ -58,6 +58,15 @@ public sealed class SchemaBuildTests(PackedPackages packages)
         Assert.NotEqual(0, strictAgain);
         Assert.Contains(orders + "(20,5): error KPS1013: ", strictOutput, StringComparison.Ordinal);
 
+        // The break accepted: written to the suppressions file, after which strict builds pass.
+        (int accepted, string acceptedOutput) = Build(project, "-p:KafkaProtobufSchemaWriteSuppressions=true");
+        Assert.True(accepted == 0, acceptedOutput);
+        string suppressions = File.ReadAllText(Path.Combine(project, "SchemaCompatibilitySuppressions.xml"));
+        Assert.Contains("<Path>#/OrderPlaced/Line/2</Path>", suppressions, StringComparison.Ordinal);
+        (int suppressed, string suppressedOutput) = Build(project);
+        Assert.True(suppressed == 0, suppressedOutput);
+        File.Delete(Path.Combine(project, "SchemaCompatibilitySuppressions.xml"));
+
         Edit(orders, "    string quantity = 2;", "    int32 quantity = 2;\n    string note = 3;");
         (int compatible, string compatibleOutput) = Build(project);
         Assert.True(compatible == 0, compatibleOutput);
@@ -83,6 +92,15 @@ public sealed class SchemaBuildTests(PackedPackages packages)
         Assert.Contains("registered shop/v1/common.proto under shop/v1/common.proto: id ", output, StringComparison.Ordinal);
         Assert.Contains("registered shop/v1/orders.proto under orders-value: id ", output, StringComparison.Ordinal);
         Assert.Equal(["orders-value", "shop/v1/common.proto"], (await client.GetSubjectsAsync()).Order(StringComparer.Ordinal));
+
+        // A change the registry refuses, checked against the registry's versions (CI): an error at its line.
+        DotNet.Dotnet("build -t:KafkaProtobufWriteSchemaBaseline -nologo", project, BuildTimeout);
+        Edit(Path.Combine(project, "Protos", "shop", "v1", "orders.proto"), "  string reason = 2;", "  int64 reason = 2;");
+        int asked = registry.RequestCount("/subjects/orders-value/versions");
+        (int checkedAgainstRegistry, string registryOutput) = Build(project, $"-p:KafkaProtobufSchemaCheckRegistry=true -p:KafkaProtobufSchemaRegistryUrl={registry.Url}");
+        Assert.NotEqual(0, checkedAgainstRegistry);
+        Assert.Contains("orders.proto(37,3): error KPS1013: FIELD_SCALAR_KIND_CHANGED #/OrderCancelled/2: ", registryOutput, StringComparison.Ordinal);
+        Assert.True(registry.RequestCount("/subjects/orders-value/versions") > asked, "the registry was not asked");
     }
 
     /// <summary>A project compiling the registry tests' two .proto files with Grpc.Tools, orders.proto named for the topic orders.</summary>
