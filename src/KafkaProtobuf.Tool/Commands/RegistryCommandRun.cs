@@ -44,6 +44,10 @@ internal static class RegistryCommandRun
                 // ProtoSyntaxException is a FormatException: the file and line of each error.
                 return await Fail(error, command, e.Message, ExitCodes.Usage).ConfigureAwait(false);
             }
+            catch (System.Text.RegularExpressions.RegexMatchTimeoutException e)
+            {
+                return await Fail(error, command, "--subject-pattern took longer than " + e.MatchTimeout.TotalSeconds + " s on a subject: simplify it", ExitCodes.Usage).ConfigureAwait(false);
+            }
             catch (SchemaRegistryRequestException e) when (e.StatusCode == 409)
             {
                 return await Fail(error, command, "the registry refused the schema: " + e.Message, SchemaCommand.Incompatible).ConfigureAwait(false);

@@ -45,11 +45,11 @@ internal static class SchemaDownloadCommand
             Regex? matcher = null;
             try
             {
-                matcher = regex is null ? null : new Regex("^(?:" + regex + ")$", RegexOptions.CultureInvariant, TimeSpan.FromSeconds(1));
+                matcher = regex is null ? null : SubjectPattern.Parse(regex);
             }
             catch (ArgumentException e)
             {
-                usage ??= "--subject-pattern is not a regular expression: " + e.Message;
+                usage ??= e.Message;
             }
 
             if (usage is not null)

@@ -26,11 +26,11 @@ internal static class SchemaSubjectsCommand
             Regex? matcher;
             try
             {
-                matcher = result.GetValue(pattern) is { } regex ? new Regex("^(?:" + regex + ")$", RegexOptions.CultureInvariant, TimeSpan.FromSeconds(1)) : null;
+                matcher = result.GetValue(pattern) is { } regex ? SubjectPattern.Parse(regex) : null;
             }
             catch (ArgumentException e)
             {
-                return await RegistryCommandRun.Fail(error, "schema subjects", "--subject-pattern is not a regular expression: " + e.Message, ExitCodes.Usage).ConfigureAwait(false);
+                return await RegistryCommandRun.Fail(error, "schema subjects", e.Message, ExitCodes.Usage).ConfigureAwait(false);
             }
 
             return await RegistryCommandRun.RunAsync("schema subjects", result, registry, error, async client =>

@@ -45,6 +45,18 @@ public sealed class SchemaSubjectsAndLevelToolTests : IDisposable
     }
 
     [Fact]
+    public async Task APatternThatBacktracksWithoutEndOnASubject_IsStoppedAndSaidSo()
+    {
+        await _client.RegisterAsync(new string('a', 40) + "!", Schema, "PROTOBUF", [], normalize: false);
+
+        (int exit, string output, string error) = await InProcessTool.RunAsync("schema", "subjects", "--subject-pattern", @"(\w+\s?)*", "--schema-registry", _registry.Url);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        Assert.Empty(output);
+        Assert.Contains("--subject-pattern took longer than 1 s on a subject", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task ASubjectsLevel_IsSet_ThenRemoved_AndTheGlobalLevelIsSet()
     {
         (int set, string setOutput, string error) = await InProcessTool.RunAsync("schema", "set-compatibility", "--subject", "orders-value", "--level", "full_transitive", "--schema-registry", _registry.Url);
