@@ -59,7 +59,7 @@ internal sealed class BaselineCheckRun
             CompatibilityLevel level = Level ?? entry.Level;
             if (registry is null)
             {
-                earlier = entry.Versions.Select(v => ProtoSchema.Of(v, entry.File)).ToList();
+                earlier = entry.Versions.Select(ProtoSchema.Of).ToList(); // each version's file is last in its set (a moved file keeps its history)
             }
             else
             {

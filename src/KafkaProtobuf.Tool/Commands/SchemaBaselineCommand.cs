@@ -54,12 +54,20 @@ internal static class SchemaBaselineCommand
                     FileDescriptorSet set = SetOf(file);
                     BaselineEntry? entry = entries.FirstOrDefault(e => e.Subject == subject);
                     string what;
-                    if (entry is null || entry.File != file.Name)
+                    if (entry is null)
                     {
-                        entry = new BaselineEntry(subject, file.Name, levelName is null ? entry?.Level ?? chosen : chosen, [set]);
-                        entries.RemoveAll(e => e.Subject == subject);
+                        entry = new BaselineEntry(subject, file.Name, chosen, [set]);
                         entries.Add(entry);
                         what = "recorded";
+                    }
+                    else if (entry.File != file.Name)
+                    {
+                        // The subject's file moved: its history stays (each version holds its own file, last in its set).
+                        string moved = entry.File;
+                        entries.Remove(entry);
+                        entry = new BaselineEntry(subject, file.Name, entry.Level, [.. entry.Versions, set]);
+                        entries.Add(entry);
+                        what = "recorded version " + entry.Versions.Count + " (moved from " + TerminalText.Neutralize(moved) + ") of";
                     }
                     else if (!entry.Versions[entry.Versions.Count - 1].Equals(set))
                     {

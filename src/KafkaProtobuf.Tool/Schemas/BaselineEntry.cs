@@ -6,7 +6,8 @@ namespace KafkaProtobuf.Tool.Schemas;
 
 /// <summary>
 /// One subject of a committed baseline: the file registered under it (its import path), the level a change is checked
-/// at, and the versions accepted so far, oldest first, each a descriptor set of the file and everything it imports.
+/// at, and the versions accepted so far, oldest first, each a descriptor set of everything the file imports and, last,
+/// the file itself (under the name it had then).
 /// </summary>
 internal sealed class BaselineEntry(string subject, string file, CompatibilityLevel level, List<FileDescriptorSet> versions)
 {

@@ -198,6 +198,24 @@ public sealed class SchemaBaselineToolTests : IDisposable
     }
 
     [Fact]
+    public async Task ASubjectsFileThatMoved_KeepsItsHistory()
+    {
+        await WriteBaseline();
+        string moved = Path.Combine(_protos, "shop", "v2", "orders.proto");
+        Directory.CreateDirectory(Path.GetDirectoryName(moved)!);
+        File.Move(Orders, moved);
+
+        (_, string output, _) = await InProcessTool.RunAsync("schema", "baseline", "write", _baseline, moved, "-I", _protos, "--topic", "orders");
+        Assert.Equal("recorded version 2 (moved from shop/v1/orders.proto) of orders-value (shop/v2/orders.proto, BACKWARD) in orders-value.json\n", output);
+
+        Edit(moved, "  string reason = 2;", "  int64 reason = 2;");
+        // Both versions (the first under the file's old name) are read and checked against.
+        (int exit, string check, _) = await InProcessTool.RunAsync("schema", "check", "--baseline", _baseline, "-I", _protos, "--level", "BACKWARD_TRANSITIVE");
+        Assert.Equal(SchemaCommand.Incompatible, exit);
+        Assert.Contains(moved + ": FIELD_SCALAR_KIND_CHANGED #/OrderCancelled/2: ", check, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task WithARegistry_TheSubjectsVersionsThereAreTheOnesCheckedAgainst()
     {
         using var registry = InProcessSchemaRegistry.Start();
