@@ -49,7 +49,7 @@ internal sealed class BaselineCheckRun
             throw new InvalidDataException("the baseline " + Baseline + " holds no subject: write one with 'kafka-protobuf schema baseline write'");
         }
 
-        FileDescriptorSet? given = DescriptorSets.Count == 0 ? null : ReadSets(DescriptorSets);
+        FileDescriptorSet? given = DescriptorSets.Count == 0 ? null : ProtoFiles.ReadDescriptorSets(DescriptorSets);
         SchemaSuppressions suppressions = SuppressionsFile is null || WriteSuppressions ? SchemaSuppressions.None : SchemaSuppressions.Read(SuppressionsFile);
         var findings = new List<BaselineFinding>();
         foreach (BaselineEntry entry in entries.OrderBy(e => e.Subject, StringComparer.Ordinal))
@@ -85,28 +85,6 @@ internal sealed class BaselineCheckRun
             _ => Text(findings, entries.Count),
         }).ConfigureAwait(false);
         return findings.Any(f => !f.Suppressed) && !WarnOnly ? SchemaCommand.Incompatible : ExitCodes.Ok;
-    }
-
-    /// <summary>Every file of the descriptor sets, once by name (protoc writes a shared import into each set).</summary>
-    private static FileDescriptorSet ReadSets(IReadOnlyList<string> paths)
-    {
-        var merged = new FileDescriptorSet();
-        foreach (string path in paths)
-        {
-            FileDescriptorSet set;
-            try
-            {
-                set = FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(path));
-            }
-            catch (InvalidProtocolBufferException e)
-            {
-                throw new InvalidDataException(path + " is not a descriptor set: " + e.Message, e);
-            }
-
-            merged.File.AddRange(set.File.Where(f => merged.File.All(known => known.Name != f.Name)));
-        }
-
-        return merged;
     }
 
     private static string Msvs(List<BaselineFinding> findings, bool warnOnly)

@@ -25,10 +25,11 @@ internal static class SchemaBaselineCommand
         var files = new Argument<string[]>("files") { Description = ".proto files to record, each with what it imports.", Arity = ArgumentArity.OneOrMore };
         var subjects = new SubjectOptions();
         var protoPaths = new Option<string[]>("--proto-path", "-I") { Description = "A folder imports are looked up in and files are named from, as protoc's -I; repeatable.", HelpName = "dir" };
+        var descriptorSets = SchemaRegisterCommand.DescriptorSetOption();
         var level = new Option<string?>("--level") { Description = "The level changes to the subjects are checked at (default: the subject's level in the baseline, else BACKWARD).", HelpName = "level" };
         var write = new Command("write", "Record .proto files in a baseline folder, offline: a subject's changed schema becomes its next version, an unchanged one is left as it is. Exit code 0, 2 usage or a file that does not compile.")
         {
-            folder, files, protoPaths, level,
+            folder, files, protoPaths, descriptorSets, level,
         };
         subjects.AddTo(write);
         write.SetAction(async result =>
@@ -49,7 +50,7 @@ internal static class SchemaBaselineCommand
                 string[] roots = result.GetValue(protoPaths) ?? [];
                 List<BaselineEntry> entries = SchemaBaseline.Read(dir);
                 var changed = new List<BaselineEntry>();
-                foreach ((string subject, FileDescriptor file) in subjects.Targets(result, ProtoFiles.Compile(paths, roots)))
+                foreach ((string subject, FileDescriptor file) in subjects.Targets(result, ProtoFiles.Load(paths, roots, result.GetValue(descriptorSets) ?? [])))
                 {
                     FileDescriptorSet set = SetOf(file);
                     BaselineEntry? entry = entries.FirstOrDefault(e => e.Subject == subject);

@@ -26,12 +26,13 @@ internal static class SchemaRegisterCommand
         var files = new Argument<string[]>("files") { Description = ".proto files to register, each with what it imports.", Arity = ArgumentArity.OneOrMore };
         var subjects = new SubjectOptions();
         var protoPaths = new Option<string[]>("--proto-path", "-I") { Description = "A folder imports are looked up in and files are named from, as protoc's -I; repeatable. A file under none is named by its file name and its imports are also looked up beside it.", HelpName = "dir" };
+        var descriptorSets = DescriptorSetOption();
         var normalize = new Option<bool>("--normalize") { Description = "Ask the registry to normalize each schema first (the serializer's normalize.schemas; set it there too)." };
         var dryRun = new Option<bool>("--dry-run") { Description = "Print what would be registered, in order, and ask the registry nothing." };
         var registry = new SchemaOptions();
         var command = new Command("register", "Register .proto files as a producer's serializer would: each import first under its import path (well-known files skipped), then each file under its subject. Registering a schema a subject already has creates no new version. Exit code 0 registered, 1 refused as incompatible, 2 usage or a file that does not compile, 3 registry unreachable.")
         {
-            files, protoPaths, normalize, dryRun,
+            files, protoPaths, descriptorSets, normalize, dryRun,
         };
         subjects.AddTo(command);
         registry.AddRegistryTo(command);
@@ -48,9 +49,9 @@ internal static class SchemaRegisterCommand
             IReadOnlyList<(string Subject, FileDescriptor File)> targets;
             try
             {
-                targets = subjects.Targets(result, ProtoFiles.Compile(paths, result.GetValue(protoPaths) ?? []));
+                targets = subjects.Targets(result, ProtoFiles.Load(paths, result.GetValue(protoPaths) ?? [], result.GetValue(descriptorSets) ?? []));
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or ArgumentException)
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or ArgumentException or InvalidDataException)
             {
                 return await RegistryCommandRun.Fail(error, "schema register", e.Message, ExitCodes.Usage).ConfigureAwait(false);
             }
@@ -80,6 +81,13 @@ internal static class SchemaRegisterCommand
         });
         return command;
     }
+
+    /// <summary>--descriptor-set: the files taken from protoc's output instead of compiled (what KafkaProtobuf.Build passes).</summary>
+    internal static Option<string[]> DescriptorSetOption() => new("--descriptor-set")
+    {
+        Description = "Take the files from protoc descriptor sets (--include_imports) instead of compiling them: the compiler of the generated code, byte for byte what it embeds; repeatable. Files are named by their path below the --proto-path folders.",
+        HelpName = "file.pb",
+    };
 
     /// <summary>What would be registered, in order: each import once over the whole run, as the registry would see it.</summary>
     private static string Plan(IReadOnlyList<(string Subject, FileDescriptor File)> targets, RegistrySerializerOptions options)

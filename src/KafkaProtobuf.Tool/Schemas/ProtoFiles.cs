@@ -17,6 +17,10 @@ namespace KafkaProtobuf.Tool.Schemas;
 /// </summary>
 internal static class ProtoFiles
 {
+    /// <summary>Each file with its imports: from the descriptor sets when any are given (<see cref="FromDescriptorSets"/>), else compiled.</summary>
+    public static IReadOnlyList<FileDescriptor> Load(IReadOnlyList<string> paths, IReadOnlyList<string> importRoots, IReadOnlyList<string> sets) =>
+        sets.Count > 0 ? FromDescriptorSets(paths, importRoots, sets) : Compile(paths, importRoots);
+
     /// <summary>Compiles each file with its imports.</summary>
     /// <exception cref="ProtoSyntaxException">A file or an import does not compile, or an import is not found.</exception>
     /// <exception cref="IOException">A file cannot be read.</exception>
@@ -35,6 +39,47 @@ internal static class ProtoFiles
         }
 
         return files;
+    }
+
+    /// <summary>
+    /// The files these paths name (by their path below the roots, as protoc names them), taken from protoc descriptor
+    /// sets instead of compiled: the compiler of the generated code, in the form it embeds them.
+    /// </summary>
+    /// <exception cref="InvalidDataException">A set cannot be read.</exception>
+    /// <exception cref="ArgumentException">No set holds a file, or the sets do not build.</exception>
+    public static IReadOnlyList<FileDescriptor> FromDescriptorSets(IReadOnlyList<string> paths, IReadOnlyList<string> importRoots, IReadOnlyList<string> sets)
+    {
+        FileDescriptorSet merged = ReadDescriptorSets(sets);
+        IReadOnlyList<FileDescriptor> built = FileDescriptor.BuildFromByteStrings(merged.File.Select(f => AsGenerated(f).ToByteString()));
+        return paths.Select(path =>
+        {
+            string name = NameOf(Path.GetFullPath(path), importRoots);
+            return built.FirstOrDefault(f => f.Name == name)
+                ?? throw new ArgumentException("the descriptor sets hold no file named " + name + " (" + path + ")");
+        }).ToList();
+    }
+
+    /// <summary>Every file of protoc descriptor sets, once by name (protoc writes a shared import into each set).</summary>
+    /// <exception cref="InvalidDataException">A set cannot be read.</exception>
+    public static FileDescriptorSet ReadDescriptorSets(IReadOnlyList<string> paths)
+    {
+        var merged = new FileDescriptorSet();
+        foreach (string path in paths)
+        {
+            FileDescriptorSet set;
+            try
+            {
+                set = FileDescriptorSet.Parser.ParseFrom(File.ReadAllBytes(path));
+            }
+            catch (InvalidProtocolBufferException e)
+            {
+                throw new InvalidDataException(path + " is not a descriptor set: " + e.Message, e);
+            }
+
+            merged.File.AddRange(set.File.Where(f => merged.File.All(known => known.Name != f.Name)));
+        }
+
+        return merged;
     }
 
     /// <summary>

@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Linq;
 using Google.Protobuf.Reflection;
 using KafkaProtobuf.Tests.Support;
 using KafkaProtobuf.Tool.Schemas;
@@ -36,6 +37,19 @@ public sealed class ProtoFilesTests : IDisposable
             _ => KafkaProtobuf.Tests.ToolTypes.EverythingReflection.Descriptor,
         };
         Assert.Equal(generated.SerializedData, compiled.SerializedData);
+    }
+
+    [Fact]
+    public void FilesTakenFromProtocsDescriptorSet_AreTheBytesOfTheirGeneratedCode()
+    {
+        string folder = Path.Combine(RepositoryRoot.Path, "tests", "KafkaProtobuf.Tests", "RegistryProtos", "writer");
+        string set = Path.Combine(_directory, "writer.pb");
+        KafkaProtobuf.Tests.Registry.Protoc.WriteDescriptorSet(folder, set, "shop/v1/orders.proto"); // with source positions and every JSON name
+
+        FileDescriptor orders = Assert.Single(ProtoFiles.Load([Path.Combine(folder, "shop", "v1", "orders.proto")], [folder], [set]));
+
+        Assert.Equal(Writer.OrdersReflection.Descriptor.SerializedData, orders.SerializedData);
+        Assert.Equal(Writer.CommonReflection.Descriptor.SerializedData, orders.Dependencies.Single(d => d.Name == "shop/v1/common.proto").SerializedData);
     }
 
     [Fact]

@@ -58,6 +58,27 @@ public sealed class SchemaRegisterToolTests : IDisposable
     }
 
     [Fact]
+    public async Task FilesFromProtocsDescriptorSet_AreRegisteredAsCompiledFiles_AndTheProducerFindsThem()
+    {
+        string set = Path.Combine(_directory, "writer.pb");
+        KafkaProtobuf.Tests.Registry.Protoc.WriteDescriptorSet(WriterRoot, set, "shop/v1/orders.proto");
+
+        (int exit, string output, string error) = await InProcessTool.RunAsync(
+            "schema", "register", Orders, "-I", WriterRoot, "--descriptor-set", set, "--topic", "orders", "--schema-registry", _registry.Url);
+
+        Assert.True(exit == 0, error);
+        Assert.Contains("registered shop/v1/orders.proto under orders-value: id ", output, StringComparison.Ordinal);
+        SchemaIdentifier id = await new RegistryProtobufSerializer<Writer.OrderPlaced>(_client, new RegistrySerializerOptions { AutoRegisterSchemas = false })
+            .WarmUpAsync("orders", MessageComponentType.Value);
+        Assert.Equal((await _client.GetLatestVersionAsync("orders-value")).Id, id.Id);
+
+        (int missing, _, string missingError) = await InProcessTool.RunAsync(
+            "schema", "register", Path.Combine(WriterRoot, "shop", "v1", "nothing.proto"), "-I", WriterRoot, "--descriptor-set", set, "--subject", "s", "--schema-registry", _registry.Url);
+        Assert.Equal(ExitCodes.Usage, missing);
+        Assert.Contains("the descriptor sets hold no file named shop/v1/nothing.proto", missingError, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task RegisteringTheSameFilesAgain_CreatesNoNewVersion()
     {
         string[] args = ["schema", "register", Orders, "-I", WriterRoot, "--topic", "orders", "--schema-registry", _registry.Url];
