@@ -103,7 +103,8 @@ internal static class SchemaCommand
 
             using RegistryClient? disposing = client;
             CompatibilityVerdict verdict;
-            RegistryCompatibility? registryVerdict;
+            RegistryCompatibility? registryVerdict = null;
+            string? registryUnavailable = null;
             try
             {
                 string[] importRoots = result.GetValue(protoPaths) ?? [];
@@ -121,9 +122,11 @@ internal static class SchemaCommand
                 }
 
                 verdict = ProtobufCompatibility.Check(after, earlier, chosen); // a schema too deep to compare is the file's fault too
-                registryVerdict = client is null
-                    ? null
-                    : await RegistryVerdictAsync(client, subjectName!, paths[paths.Length - 1], result.GetValue(file), importRoots, cancellationToken).ConfigureAwait(false);
+                if (client is not null)
+                {
+                    (registryVerdict, registryUnavailable) = await RegistryVerdictAsync(
+                        client, subjectName!, paths[paths.Length - 1], result.GetValue(file), importRoots, cancellationToken).ConfigureAwait(false);
+                }
             }
             catch (Exception e) when (e is IOException or InvalidDataException or UnauthorizedAccessException or InvalidProtocolBufferException or ArgumentException or FormatException or UnusableSchemaException)
             {
@@ -136,7 +139,9 @@ internal static class SchemaCommand
                 return ExitCodes.ConnectionFailure;
             }
 
-            await output.WriteAsync(outputFormat == "json" ? Json(verdict, registryVerdict) : Text(verdict, registryVerdict)).ConfigureAwait(false);
+            await output.WriteAsync(outputFormat == "json"
+                ? Json(verdict, registryVerdict, registryUnavailable)
+                : Text(verdict, registryVerdict, registryUnavailable)).ConfigureAwait(false);
             return verdict.IsCompatible && (registryVerdict?.IsCompatible ?? true) ? ExitCodes.Ok : Incompatible;
         });
 
@@ -195,9 +200,9 @@ internal static class SchemaCommand
     /// <summary>
     /// The registry's own verdict on NEW (its test-compatibility), NEW sent as a serializer would register it: its imports
     /// as references at the versions the registry holds them. An import the registry does not hold as it is here leaves
-    /// the registry nothing to judge with: that is its verdict's message.
+    /// the registry nothing to judge with: then the verdict is null, and why is said instead.
     /// </summary>
-    private static async Task<RegistryCompatibility> RegistryVerdictAsync(
+    private static async Task<(RegistryCompatibility? Verdict, string? Unavailable)> RegistryVerdictAsync(
         RegistryClient client, string subject, string path, string? fileName, IReadOnlyList<string> importRoots, CancellationToken cancellationToken)
     {
         FileDescriptor file;
@@ -219,16 +224,16 @@ internal static class SchemaCommand
         }
         catch (SchemaRegistryRequestException e) when (e.IsNotFound)
         {
-            return new RegistryCompatibility(false, ["an import of NEW is not registered as it is here, so the registry cannot judge NEW: register the import first (" + e.Message + ")"]);
+            return (null, "an import of NEW is not registered as it is here, so the registry cannot judge NEW (register the import first: " + e.Message + ")");
         }
 
         try
         {
-            return await client.TestCompatibilityAsync(subject, file.SerializedData.ToBase64(), "PROTOBUF", references, cancellationToken).ConfigureAwait(false);
+            return (await client.TestCompatibilityAsync(subject, file.SerializedData.ToBase64(), "PROTOBUF", references, cancellationToken).ConfigureAwait(false), null);
         }
         catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40401)
         {
-            return new RegistryCompatibility(true, ["the subject has no versions: the registry accepts any schema"]);
+            return (new RegistryCompatibility(true, ["the subject has no versions: the registry accepts any schema"]), null);
         }
     }
 
@@ -258,7 +263,7 @@ internal static class SchemaCommand
     private static IEnumerable<(SchemaDifference Difference, CompatibilityDirection Direction)> Differences(CompatibilityVerdict verdict) =>
         verdict.Comparisons.SelectMany(c => c.Differences.Select(d => (d, c.Direction))).Distinct();
 
-    private static string Text(CompatibilityVerdict verdict, RegistryCompatibility? registry)
+    private static string Text(CompatibilityVerdict verdict, RegistryCompatibility? registry, string? registryUnavailable)
     {
         var text = new StringBuilder();
         bool both = verdict.Comparisons.Select(c => c.Direction).Distinct().Count() > 1;
@@ -273,6 +278,11 @@ internal static class SchemaCommand
         string level = Name(verdict.Level);
         int incompatible = verdict.Incompatibilities.Count;
         text.Append(verdict.IsCompatible ? "Compatible at " + level + "." : "Not compatible at " + level + ": " + incompatible + (incompatible == 1 ? " incompatible difference." : " incompatible differences.")).Append('\n');
+        if (registryUnavailable is not null)
+        {
+            text.Append("The registry: not asked: ").Append(TerminalText.Neutralize(registryUnavailable)).Append(".\n");
+        }
+
         if (registry is not null)
         {
             text.Append(registry.IsCompatible ? "The registry: compatible." : "The registry: not compatible.").Append('\n');
@@ -291,7 +301,7 @@ internal static class SchemaCommand
         return text.ToString();
     }
 
-    private static string Json(CompatibilityVerdict verdict, RegistryCompatibility? registry)
+    private static string Json(CompatibilityVerdict verdict, RegistryCompatibility? registry, string? registryUnavailable)
     {
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))
@@ -312,6 +322,13 @@ internal static class SchemaCommand
             }
 
             writer.WriteEndArray();
+            if (registryUnavailable is not null)
+            {
+                writer.WriteStartObject("registry");
+                writer.WriteString("unavailable", registryUnavailable);
+                writer.WriteEndObject();
+            }
+
             if (registry is not null)
             {
                 writer.WriteStartObject("registry");

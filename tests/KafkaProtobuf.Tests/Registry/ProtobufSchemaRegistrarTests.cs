@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Linq;
 using System.Threading.Tasks;
 using Confluent.Kafka;
@@ -66,6 +67,15 @@ public sealed class ProtobufSchemaRegistrarTests : IDisposable
 
         Assert.True(e.IsNotFound, e.Message);
         Assert.Empty(await _client.GetSubjectsAsync());
+    }
+
+    [Fact]
+    public async Task References_RegisterTheImportsOnly_AndNameTheVersionsTheFileWouldReference()
+    {
+        IReadOnlyList<RegistryReference> references = await new ProtobufSchemaRegistrar(_client).ReferencesAsync(Diamond());
+
+        Assert.Equal([new RegistryReference("a/left.proto", "a/left.proto", 1), new RegistryReference("a/right.proto", "a/right.proto", 1)], references);
+        Assert.Equal(["a/base.proto", "a/left.proto", "a/right.proto"], (await _client.GetSubjectsAsync()).Order(StringComparer.Ordinal));
     }
 
     [Fact]

@@ -182,6 +182,25 @@ public sealed class SchemaCheckToolTests : IDisposable
     }
 
     [Fact]
+    public async Task AnImportTheRegistryDoesNotHold_LeavesItNothingToJudge_AndThatIsSaid()
+    {
+        using var registry = KafkaProtobuf.Testing.InProcessSchemaRegistry.Start();
+        using var client = new KafkaProtobuf.SchemaRegistry.RegistryClient(registry.Url);
+        await client.RegisterAsync("orders-value", "syntax = \"proto3\";\npackage shop;\nmessage Order { int32 quantity = 1; }\n", "PROTOBUF", [], normalize: false);
+        Directory.CreateDirectory(Path.Combine(_directory, "shop"));
+        File.WriteAllText(Path.Combine(_directory, "shop", "money.proto"), "syntax = \"proto3\";\npackage shop;\nmessage Money { int64 units = 1; }\n");
+        string update = Path.Combine(_directory, "order.proto");
+        File.WriteAllText(update, "syntax = \"proto3\";\npackage shop;\nimport \"shop/money.proto\";\nmessage Order { int32 quantity = 1; Money total = 2; }\n");
+
+        (int exit, string output, _) = await Run("schema", "check", update, "--registry", registry.Url, "--subject", "orders-value");
+
+        Assert.Equal(0, exit); // this check's verdict stands alone
+        Assert.Contains("Compatible at BACKWARD.\nThe registry: not asked: an import of NEW is not registered as it is here, so the registry cannot judge NEW", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("disagree", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("shop/money.proto", await client.GetSubjectsAsync()); // looked up, never registered
+    }
+
+    [Fact]
     public async Task ARegistryThatCannotBeAsked_Exits3_AndRegistryWithoutSubject_IsAUsageError()
     {
         string update = Path.Combine(_directory, "order.proto");
