@@ -73,9 +73,14 @@ internal sealed class BaselineCheckRun
 
         if (WriteSuppressions)
         {
-            SchemaSuppressions.Write(SuppressionsFile!, findings);
-            await output.WriteAsync("wrote " + findings.Count + " suppression" + (findings.Count == 1 ? string.Empty : "s") + " to " + SuppressionsFile + "\n").ConfigureAwait(false);
-            return ExitCodes.Ok;
+            // A file that is gone cannot be accepted: it stays a finding, and the check still fails.
+            int written = SchemaSuppressions.Write(SuppressionsFile!, findings);
+            await output.WriteAsync("wrote " + written + " suppression" + (written == 1 ? string.Empty : "s") + " to " + SuppressionsFile + "\n").ConfigureAwait(false);
+            findings.RemoveAll(f => f.Path is not null);
+            if (findings.Count == 0)
+            {
+                return ExitCodes.Ok;
+            }
         }
 
         await output.WriteAsync(Format switch

@@ -45,8 +45,9 @@ internal sealed class SchemaSuppressions
         }
     }
 
-    /// <summary>Writes a file that suppresses exactly these findings.</summary>
-    public static void Write(string path, IEnumerable<BaselineFinding> findings)
+    /// <summary>Writes a file that suppresses exactly these findings (those with a path: a file that is gone has none).</summary>
+    /// <returns>How many suppressions it holds.</returns>
+    public static int Write(string path, IEnumerable<BaselineFinding> findings)
     {
         var root = new XElement("Suppressions");
         foreach (BaselineFinding finding in findings.Where(f => f.Path is not null).DistinctBy(f => Key(f.Code, f.Subject, f.Path!)))
@@ -59,6 +60,7 @@ internal sealed class SchemaSuppressions
         }
 
         new XDocument(new XDeclaration("1.0", "utf-8", null), root).Save(path);
+        return root.Elements().Count();
     }
 
     public bool Suppresses(string code, string subject, string path) => _keys.Contains(Key(code, subject, path));

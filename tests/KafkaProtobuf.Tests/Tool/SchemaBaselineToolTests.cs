@@ -180,6 +180,13 @@ public sealed class SchemaBaselineToolTests : IDisposable
 
         Assert.Equal(SchemaCommand.Incompatible, exit);
         Assert.Equal("shop/v1/orders.proto: error KPS0001: orders-value's file shop/v1/orders.proto is not among the .proto files checked: a schema removed from the code breaks its readers\n", output);
+
+        // It cannot be accepted as a suppression: the check still fails.
+        string suppressions = Path.Combine(_directory, "suppressions.xml");
+        (int accepting, string acceptingOutput, _) = await InProcessTool.RunAsync(
+            "schema", "check", "--baseline", _baseline, "-I", _protos, "--output", "msvs", "--suppressions", suppressions, "--write-suppressions");
+        Assert.Equal(SchemaCommand.Incompatible, accepting);
+        Assert.StartsWith("wrote 0 suppressions to " + suppressions + "\nshop/v1/orders.proto: error KPS0001: ", acceptingOutput, StringComparison.Ordinal);
     }
 
     [Fact]
