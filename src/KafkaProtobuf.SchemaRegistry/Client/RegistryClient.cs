@@ -276,7 +276,7 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>The verdict and the registry's messages (none when it is compatible, or when the registry gives none).</returns>
     /// <exception cref="SchemaRegistryRequestException">The request failed (422/42201: the schema is invalid).</exception>
-    public Task<RegistryCompatibility> TestCompatibilityAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, CancellationToken cancellationToken = default)
+    public Task<RegistryCompatibilityVerdict> TestCompatibilityAsync(string subject, string schema, string schemaType, IReadOnlyList<RegistryReference> references, CancellationToken cancellationToken = default)
     {
         CheckSubject(subject);
         SchemaRequestJson request = Request(schema, schemaType, references);
@@ -378,11 +378,11 @@ public sealed class RegistryClient : IDisposable, ISchemaFileSource
         return ToSchema(json, subject: subject);
     }
 
-    private async Task<RegistryCompatibility> TestAsync(string subject, SchemaRequestJson request, CancellationToken cancellationToken)
+    private async Task<RegistryCompatibilityVerdict> TestAsync(string subject, SchemaRequestJson request, CancellationToken cancellationToken)
     {
         CompatibilityJson answer = await _transport.SendAsync(
             HttpMethod.Post, "/compatibility/subjects/" + RegistryPaths.Segment(subject) + "/versions?verbose=true", request, RegistryJsonContext.Default.CompatibilityJson, cancellationToken).ConfigureAwait(false);
-        return new RegistryCompatibility(answer.IsCompatible, answer.Messages?.OfType<string>().ToArray() ?? Array.Empty<string>());
+        return new RegistryCompatibilityVerdict(answer.IsCompatible, answer.Messages?.OfType<string>().ToArray() ?? Array.Empty<string>());
     }
 
     private async Task PutLevelAsync(string path, string level, CancellationToken cancellationToken)

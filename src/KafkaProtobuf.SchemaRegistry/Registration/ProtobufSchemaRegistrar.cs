@@ -95,15 +95,15 @@ public sealed class ProtobufSchemaRegistrar
         RegisterStepsAsync(Plan(subject, file, _options), cancellationToken);
 
     /// <summary>
-    /// The references a registration of <paramref name="file"/> carries, its imports registered (or with
-    /// <see cref="RegistrySerializerOptions.AutoRegisterSchemas"/> off, looked up) first, the file itself not: what a
-    /// compatibility test of the file sends with it.
+    /// Registers <paramref name="file"/>'s imports as <see cref="RegisterAsync"/> would (or with
+    /// <see cref="RegistrySerializerOptions.AutoRegisterSchemas"/> off, only looks them up), but not the file itself,
+    /// and gives the references its registration would carry: what a compatibility test of the file sends with it.
     /// </summary>
     /// <param name="file">The file, built with its imports.</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <returns>Its imports that are not skipped, in its import order, at the versions the registry holds them.</returns>
     /// <exception cref="SchemaRegistryRequestException">An import's registration or lookup failed (with registration off, 40401/40403: that import is not registered as it is here).</exception>
-    public Task<IReadOnlyList<RegistryReference>> ReferencesAsync(FileDescriptor file, CancellationToken cancellationToken = default) =>
+    public Task<IReadOnlyList<RegistryReference>> RegisterImportsAsync(FileDescriptor file, CancellationToken cancellationToken = default) =>
         ReferencesOfStepsAsync(Plan("-", file ?? throw new ArgumentNullException(nameof(file)), _options), cancellationToken);
 
     private async Task<IReadOnlyList<RegistryReference>> ReferencesOfStepsAsync(IReadOnlyList<SchemaRegistrationStep> steps, CancellationToken cancellationToken)

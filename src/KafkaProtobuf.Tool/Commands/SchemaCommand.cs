@@ -103,7 +103,7 @@ internal static class SchemaCommand
 
             using RegistryClient? disposing = client;
             CompatibilityVerdict verdict;
-            RegistryCompatibility? registryVerdict = null;
+            RegistryCompatibilityVerdict? registryVerdict = null;
             string? registryUnavailable = null;
             try
             {
@@ -202,7 +202,7 @@ internal static class SchemaCommand
     /// as references at the versions the registry holds them. An import the registry does not hold as it is here leaves
     /// the registry nothing to judge with: then the verdict is null, and why is said instead.
     /// </summary>
-    private static async Task<(RegistryCompatibility? Verdict, string? Unavailable)> RegistryVerdictAsync(
+    private static async Task<(RegistryCompatibilityVerdict? Verdict, string? Unavailable)> RegistryVerdictAsync(
         RegistryClient client, string subject, string path, string? fileName, IReadOnlyList<string> importRoots, CancellationToken cancellationToken)
     {
         FileDescriptor file;
@@ -220,7 +220,7 @@ internal static class SchemaCommand
         try
         {
             references = await new ProtobufSchemaRegistrar(client, new RegistrySerializerOptions { AutoRegisterSchemas = false })
-                .ReferencesAsync(file, cancellationToken).ConfigureAwait(false);
+                .RegisterImportsAsync(file, cancellationToken).ConfigureAwait(false);
         }
         catch (SchemaRegistryRequestException e) when (e.IsNotFound)
         {
@@ -233,7 +233,7 @@ internal static class SchemaCommand
         }
         catch (SchemaRegistryRequestException e) when (e.StatusCode == 404 && e.ErrorCode == 40401)
         {
-            return (new RegistryCompatibility(true, ["the subject has no versions: the registry accepts any schema"]), null);
+            return (new RegistryCompatibilityVerdict(true, ["the subject has no versions: the registry accepts any schema"]), null);
         }
     }
 
@@ -263,7 +263,7 @@ internal static class SchemaCommand
     private static IEnumerable<(SchemaDifference Difference, CompatibilityDirection Direction)> Differences(CompatibilityVerdict verdict) =>
         verdict.Comparisons.SelectMany(c => c.Differences.Select(d => (d, c.Direction))).Distinct();
 
-    private static string Text(CompatibilityVerdict verdict, RegistryCompatibility? registry, string? registryUnavailable)
+    private static string Text(CompatibilityVerdict verdict, RegistryCompatibilityVerdict? registry, string? registryUnavailable)
     {
         var text = new StringBuilder();
         bool both = verdict.Comparisons.Select(c => c.Direction).Distinct().Count() > 1;
@@ -301,7 +301,7 @@ internal static class SchemaCommand
         return text.ToString();
     }
 
-    private static string Json(CompatibilityVerdict verdict, RegistryCompatibility? registry, string? registryUnavailable)
+    private static string Json(CompatibilityVerdict verdict, RegistryCompatibilityVerdict? registry, string? registryUnavailable)
     {
         using var buffer = new MemoryStream();
         using (var writer = new Utf8JsonWriter(buffer, JsonFormat.Compact))

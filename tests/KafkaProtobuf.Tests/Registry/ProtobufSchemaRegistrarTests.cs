@@ -72,7 +72,7 @@ public sealed class ProtobufSchemaRegistrarTests : IDisposable
     [Fact]
     public async Task References_RegisterTheImportsOnly_AndNameTheVersionsTheFileWouldReference()
     {
-        IReadOnlyList<RegistryReference> references = await new ProtobufSchemaRegistrar(_client).ReferencesAsync(Diamond());
+        IReadOnlyList<RegistryReference> references = await new ProtobufSchemaRegistrar(_client).RegisterImportsAsync(Diamond());
 
         Assert.Equal([new RegistryReference("a/left.proto", "a/left.proto", 1), new RegistryReference("a/right.proto", "a/right.proto", 1)], references);
         Assert.Equal(["a/base.proto", "a/left.proto", "a/right.proto"], (await _client.GetSubjectsAsync()).Order(StringComparer.Ordinal));

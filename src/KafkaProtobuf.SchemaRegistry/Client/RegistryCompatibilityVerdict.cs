@@ -4,12 +4,12 @@ using System.Collections.Generic;
 namespace KafkaProtobuf.SchemaRegistry;
 
 /// <summary>A registry's verdict on a schema as a subject's next version (<see cref="RegistryClient.TestCompatibilityAsync"/>).</summary>
-public sealed class RegistryCompatibility
+public sealed class RegistryCompatibilityVerdict
 {
     /// <summary>Creates a verdict.</summary>
     /// <param name="isCompatible">Whether the registry would accept the schema.</param>
     /// <param name="messages">What the registry said of it, in its words.</param>
-    public RegistryCompatibility(bool isCompatible, IReadOnlyList<string> messages)
+    public RegistryCompatibilityVerdict(bool isCompatible, IReadOnlyList<string> messages)
     {
         IsCompatible = isCompatible;
         Messages = messages ?? throw new ArgumentNullException(nameof(messages));
