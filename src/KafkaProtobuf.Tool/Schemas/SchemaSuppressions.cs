@@ -30,7 +30,9 @@ internal sealed class SchemaSuppressions
 
         try
         {
-            XDocument document = XDocument.Load(path);
+            // The file may come with a pull request: no DTD (no entity expansion), nothing resolved from elsewhere.
+            using XmlReader reader = XmlReader.Create(path, new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null });
+            XDocument document = XDocument.Load(reader);
             var keys = new HashSet<string>(StringComparer.Ordinal);
             foreach (XElement suppression in document.Root?.Elements("Suppression") ?? [])
             {

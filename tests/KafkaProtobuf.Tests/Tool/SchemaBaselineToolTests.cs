@@ -160,6 +160,20 @@ public sealed class SchemaBaselineToolTests : IDisposable
     }
 
     [Fact]
+    public async Task ASuppressionsFileWithADtd_IsRefused_NotExpanded()
+    {
+        await WriteBaseline();
+        string suppressions = Path.Combine(_directory, "suppressions.xml");
+        File.WriteAllText(suppressions, "<?xml version=\"1.0\"?>\n<!DOCTYPE Suppressions [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]>\n<Suppressions>&b;</Suppressions>\n");
+
+        (int exit, string output, string error) = await InProcessTool.RunAsync("schema", "check", "--baseline", _baseline, "-I", _protos, "--suppressions", suppressions);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        Assert.Empty(output);
+        Assert.Contains("suppressions.xml is not a suppressions file", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task ACompatibleEdit_Passes()
     {
         await WriteBaseline();
